@@ -1,0 +1,58 @@
+"""``trajscope import PATH... [--json]``: load files and summarise them per format."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``import`` subcommand."""
+    p = sub.add_parser("import", help="load trace files and print a per-format summary")
+    p.add_argument("paths", nargs="+", type=Path, help="files or folders")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument("--importer", help="force an importer id (skip sniffing)")
+    p.add_argument("--no-cache", action="store_true", help="do not use the parsed-data cache")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Execute ``import``."""
+    from analyzer.errors import PluginError
+    from analyzer.loading import ParsedCache, load
+
+    missing = [str(p) for p in args.paths if not p.exists()]
+    if missing:
+        print(f"trajscope import: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    try:
+        res = load(args.paths, cache=None if args.no_cache else ParsedCache(), importer=args.importer)
+    except PluginError as exc:
+        print(f"trajscope import: {exc}", file=sys.stderr)
+        return 2
+    summary: dict[str, Any] = {
+        "traces": res.traces.height,
+        "steps": res.steps.height,
+        "formats": res.formats,
+        "errors": [e.to_dict() for e in res.errors],
+        "files": len(res.files),
+        "skipped": res.skipped,
+        "notes": res.notes,
+    }
+    if args.json:
+        sys.stdout.write(orjson.dumps(summary).decode() + "\n")
+    else:
+        print(f"{summary['traces']} runs, {summary['steps']} steps from {summary['files']} files")
+        for fmt, n in sorted(res.formats.items()):
+            steps = res.steps.join(res.traces.filter(res.traces["source_format"] == fmt).select("trace_id"),
+                                   on="trace_id").height
+            print(f"  {fmt:<16} {n:>6} runs {steps:>8} steps")
+        if res.errors:
+            print(f"\n{len(res.errors)} problems:")
+            for e in res.errors:
+                print(f"  {e}")
+    return 1 if res.errors else 0

@@ -1,0 +1,85 @@
+"""Protocols that importer and detector plugins implement."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import polars as pl
+
+from analyzer.jobs import CancelToken, NeverCancel
+from analyzer.schema.findings import Finding
+from analyzer.schema.models import Trajectory
+
+
+@dataclass
+class ImportContext:
+    """What an importer gets besides the path.
+
+    Attributes:
+        path: File being read.
+        importer_id: Id of the importer reading it.
+        errors: Per-record problems reported with :meth:`error`.
+        cancel: Cancel token, checked between records.
+    """
+
+    path: Path
+    importer_id: str
+    errors: list[tuple[str | None, str]] = field(default_factory=list)
+    cancel: CancelToken = field(default_factory=NeverCancel)
+
+    def error(self, record: str | None, reason: str) -> None:
+        """Report a bad record and go on with the next one."""
+        self.errors.append((record, reason))
+
+
+@runtime_checkable
+class Importer(Protocol):
+    """Reads one file format into canonical trajectories.
+
+    An importer may additionally define ``read_frames(path, ctx)`` yielding
+    ``(traces, steps)`` polars frame pairs with the declared columns; the loader then
+    uses it instead of :meth:`read` (the fast path of the generic JSONL importer).
+    """
+
+    def sniff(self, head: bytes, path: Path) -> bool:
+        """Return True when the first bytes of the file look like this format.
+
+        Args:
+            head: Up to the first 64 KiB of the file (for zip files, the zip head).
+            path: The file path (for extension checks).
+        """
+
+    def read(self, path: Path, ctx: ImportContext) -> Iterable[Trajectory]:
+        """Yield the trajectories of a file, reporting bad records through ``ctx.error``.
+
+        Raise :class:`analyzer.errors.ImportFailure` when the whole file is unreadable.
+        Trajectories may leave ``id`` empty; the loader fills it from content.
+        """
+
+
+FrameReader = Callable[[Path, ImportContext], Iterable[tuple[pl.DataFrame, pl.DataFrame]]]
+
+
+@dataclass
+class DetectionContext:
+    """Shared inputs for detectors on one run.
+
+    Attributes:
+        step_embeddings: Optional per-step embedding vectors (unit-norm), aligned with steps.
+        task_embedding: Optional embedding of the task statement.
+        settings: Free-form detector settings.
+    """
+
+    step_embeddings: Sequence[Sequence[float]] | None = None
+    task_embedding: Sequence[float] | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+class Detector(Protocol):
+    """A detector: a callable from a trajectory (and context) to findings."""
+
+    def __call__(self, trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
+        """Return findings for one run."""
