@@ -1,0 +1,116 @@
+"""The shape of analysis output, shared by the pipeline, exports, reports and the UI.
+
+Column names here are the CSV headers of ``traces.csv`` (RUN_COLUMNS joined onto the
+traces frame) and ``steps.csv`` (STEP_VALUE_COLUMNS).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from analyzer.frames.build import empty_frame, frame_from_rows
+from analyzer.frames.columns import FINDING_COLUMNS, ColumnSpec
+from analyzer.schema.findings import Finding
+
+RUN_COLUMNS: tuple[ColumnSpec, ...] = (
+    ColumnSpec("trace_id", pl.Utf8, "Run id."),
+    ColumnSpec("decisive_step", pl.Int64, "Predicted decisive step (0-based); null for successful runs."),
+    ColumnSpec("decisive_agent", pl.Utf8, "Agent of the decisive step."),
+    ColumnSpec("category", pl.Utf8, "Taxonomy id of the decisive failure."),
+    ColumnSpec("confidence", pl.Float64, "Confidence 0-1 in the decisive step."),
+    ColumnSpec("top_steps", pl.Utf8, "Ranked candidate decisive steps, best first, comma-separated."),
+    ColumnSpec("top_scores", pl.Utf8, "Scores of the ranked candidates, comma-separated."),
+    ColumnSpec("rationale", pl.Utf8, "Short rationale for the attribution."),
+    ColumnSpec("min_value", pl.Float64, "Lowest value on the run's value curve."),
+    ColumnSpec("largest_drop", pl.Float64, "Largest one-step fall of the value curve."),
+    ColumnSpec("largest_drop_step", pl.Int64, "Step of the largest fall."),
+    ColumnSpec("value_estimator", pl.Utf8, "Which estimator produced the values: 'cheap' or 'judge:<model>'."),
+    ColumnSpec("judge_model", pl.Utf8, "Judge model used for re-ranking/classification, if any."),
+    ColumnSpec("n_findings", pl.Int64, "Number of detector findings."),
+    ColumnSpec("error", pl.Utf8, "Analysis problems for this run (detector errors, judge errors)."),
+)
+
+STEP_VALUE_COLUMNS: tuple[ColumnSpec, ...] = (
+    ColumnSpec("trace_id", pl.Utf8, "Run id."),
+    ColumnSpec("step", pl.Int64, "0-based step index."),
+    ColumnSpec("agent", pl.Utf8, "Agent of the step."),
+    ColumnSpec("kind", pl.Utf8, "Step kind."),
+    ColumnSpec("value", pl.Float64, "Estimated chance the run still succeeds after this step."),
+    ColumnSpec("drop", pl.Float64, "Fall of the value at this step (previous value minus this one, >= 0)."),
+    ColumnSpec("alignment", pl.Float64, "Semantic alignment of the step with the task (cosine), if computed."),
+    ColumnSpec("candidate_score", pl.Float64, "Score of this step as the decisive step."),
+    ColumnSpec("findings", pl.Utf8, "Categories of findings on this step, ';'-separated."),
+    ColumnSpec("value_estimator", pl.Utf8, "'cheap' or 'judge:<model>'."),
+    ColumnSpec("judge_value", pl.Float64, "Judge's value for this step, when the judge curve was computed."),
+)
+
+
+@dataclass
+class RunAnalysis:
+    """Analysis of one run (what the pipeline yields per run, for partial results).
+
+    Attributes:
+        run: One row of RUN_COLUMNS as a dict.
+        steps: Rows of STEP_VALUE_COLUMNS.
+        findings: Findings on this run.
+        errors: Problems (detector id: message) that did not stop the analysis.
+    """
+
+    run: dict[str, object]
+    steps: list[dict[str, object]] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class AnalysisResult:
+    """Frames of an analysis over many runs.
+
+    Attributes:
+        runs: RUN_COLUMNS, one row per analysed run.
+        step_values: STEP_VALUE_COLUMNS, one row per step.
+        findings: FINDING_COLUMNS.
+        errors: Problems that did not stop the analysis.
+        cancelled: True when the analysis stopped early on request.
+    """
+
+    runs: pl.DataFrame = field(default_factory=lambda: empty_frame(RUN_COLUMNS))
+    step_values: pl.DataFrame = field(default_factory=lambda: empty_frame(STEP_VALUE_COLUMNS))
+    findings: pl.DataFrame = field(default_factory=lambda: empty_frame(FINDING_COLUMNS))
+    errors: list[str] = field(default_factory=list)
+    cancelled: bool = False
+
+    @classmethod
+    def from_runs(cls, runs: list[RunAnalysis], cancelled: bool = False) -> AnalysisResult:
+        """Combine per-run analyses into frames."""
+        steps: list[dict[str, object]] = []
+        findings: list[dict[str, object]] = []
+        errors: list[str] = []
+        for r in runs:
+            steps.extend(r.steps)
+            findings.extend(f.model_dump() for f in r.findings)
+            errors.extend(r.errors)
+        return cls(
+            runs=frame_from_rows([r.run for r in runs], RUN_COLUMNS),
+            step_values=frame_from_rows(steps, STEP_VALUE_COLUMNS),
+            findings=frame_from_rows(findings, FINDING_COLUMNS),
+            errors=errors,
+            cancelled=cancelled,
+        )
+
+    def merge(self, other: AnalysisResult) -> AnalysisResult:
+        """Results of ``other`` replace this result's rows for the same runs."""
+        ids = other.runs["trace_id"]
+
+        def keep(df: pl.DataFrame) -> pl.DataFrame:
+            return df.filter(~pl.col("trace_id").is_in(ids.implode()))
+
+        return AnalysisResult(
+            runs=pl.concat([keep(self.runs), other.runs], how="vertical_relaxed"),
+            step_values=pl.concat([keep(self.step_values), other.step_values], how="vertical_relaxed"),
+            findings=pl.concat([keep(self.findings), other.findings], how="vertical_relaxed"),
+            errors=self.errors + other.errors,
+            cancelled=other.cancelled,
+        )
