@@ -1,0 +1,22 @@
+"""Crash-safe SQLite workspace for annotations, tags, statuses and notes."""
+
+from analyzer.workspace.agreement import Agreement, judge_analyst_agreement
+from analyzer.workspace.store import (
+    Annotation,
+    ImportReport,
+    MergeConflict,
+    Target,
+    Workspace,
+    WorkspaceError,
+)
+
+__all__ = [
+    "Agreement",
+    "Annotation",
+    "ImportReport",
+    "MergeConflict",
+    "Target",
+    "Workspace",
+    "WorkspaceError",
+    "judge_analyst_agreement",
+]

@@ -1,0 +1,420 @@
+"""SQLite workspace: every analyst action is written in one transaction the moment it is made.
+
+Durability: WAL journal with ``synchronous=FULL``; each action commits before the call
+returns, so a killed process loses nothing that the UI showed as saved.
+
+Data model: one annotation row per (run, step, author); ``step`` is ``-1`` for a run-level
+annotation. ``status`` is ``accepted`` (the analyst's label), ``rejected`` (the analyst
+rejects the judge's suggestion at that step) or ``decisive`` (the analyst's decisive step
+of the run: accepted and decisive; at most one per run and author). Runs are keyed by the
+stable content-derived run id, so annotations survive moving files.
+
+Every action is undoable: it records the rows before and after, and :meth:`Workspace.undo`
+/ :meth:`Workspace.redo` re-apply them in a transaction.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+import polars as pl
+
+from analyzer.frames.build import frame_from_rows
+from analyzer.frames.columns import ANNOTATION_COLUMNS
+from analyzer.taxonomy import CATEGORY_IDS
+
+WORKSPACE_SCHEMA_VERSION = 1
+STATUSES = ("accepted", "rejected", "decisive")
+RUN_LEVEL = -1
+
+_MIGRATIONS: dict[int, list[str]] = {
+    1: [
+        """CREATE TABLE annotations (
+            trace_id TEXT NOT NULL,
+            step INTEGER NOT NULL,
+            author TEXT NOT NULL,
+            category TEXT,
+            tags TEXT NOT NULL DEFAULT '',
+            note TEXT NOT NULL DEFAULT '',
+            status TEXT NOT NULL DEFAULT 'accepted',
+            timestamp TEXT NOT NULL,
+            PRIMARY KEY (trace_id, step, author)
+        )""",
+        "CREATE INDEX annotations_trace ON annotations(trace_id)",
+    ],
+}
+
+
+class WorkspaceError(Exception):
+    """The workspace file cannot be opened or an action is invalid."""
+
+
+Target = tuple[str, int | None]
+"""(run id, step) — step None means the whole run."""
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """One annotation row (see module docstring)."""
+
+    trace_id: str
+    step: int | None
+    author: str
+    category: str | None = None
+    tags: tuple[str, ...] = ()
+    note: str = ""
+    status: str = "accepted"
+    timestamp: str = ""
+
+    def is_empty(self) -> bool:
+        """True when the row carries nothing worth keeping."""
+        return self.category is None and not self.tags and not self.note and self.status == "accepted"
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain dict for JSONL export."""
+        d = asdict(self)
+        d["tags"] = list(self.tags)
+        return d
+
+
+@dataclass
+class MergeConflict:
+    """Two analysts labelled the same step differently."""
+
+    trace_id: str
+    step: int | None
+    ours: Annotation
+    theirs: Annotation
+
+
+@dataclass
+class ImportReport:
+    """What an annotation import did."""
+
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    conflicts: list[MergeConflict] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+Key = tuple[str, int, str]
+_Change = tuple[Key, Annotation | None, Annotation | None]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _key(trace_id: str, step: int | None, author: str) -> Key:
+    return (trace_id, RUN_LEVEL if step is None else int(step), author)
+
+
+class Workspace:
+    """An open workspace database.
+
+    Args:
+        path: SQLite file (created if missing).
+        author: Default author for actions (from settings).
+    """
+
+    def __init__(self, path: str | Path, author: str = "analyst") -> None:
+        self.path = Path(path)
+        self.author = author
+        self._lock = threading.RLock()
+        self._undo: list[tuple[str, list[_Change]]] = []
+        self._redo: list[tuple[str, list[_Change]]] = []
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise WorkspaceError(f"{self.path}: not a TrajScope workspace or damaged ({exc})") from None
+
+    # -- schema --------------------------------------------------------------
+    def _migrate(self) -> None:
+        db = self._db
+        db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+        row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        version = int(row[0]) if row else 0
+        if version > WORKSPACE_SCHEMA_VERSION:
+            raise WorkspaceError(f"{self.path}: workspace version {version} is newer than this app supports "
+                                 f"({WORKSPACE_SCHEMA_VERSION}); update TrajScope")
+        for v in range(version + 1, WORKSPACE_SCHEMA_VERSION + 1):
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for sql in _MIGRATIONS[v]:
+                    db.execute(sql)
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(v),))
+                db.execute("COMMIT")
+            except Exception:
+                db.execute("ROLLBACK")
+                raise
+
+    def close(self) -> None:
+        """Close the database (everything is already committed)."""
+        with self._lock:
+            self._db.close()
+
+    # -- reading -------------------------------------------------------------
+    @staticmethod
+    def _row(r: Sequence[Any]) -> Annotation:
+        step = None if r[1] == RUN_LEVEL else int(r[1])
+        tags = tuple(t for t in str(r[4]).split(",") if t)
+        return Annotation(trace_id=r[0], step=step, author=r[2], category=r[3], tags=tags, note=r[5],
+                          status=r[6], timestamp=r[7])
+
+    _COLS = "trace_id, step, author, category, tags, note, status, timestamp"
+
+    def _get(self, key: Key) -> Annotation | None:
+        r = self._db.execute(f"SELECT {self._COLS} FROM annotations WHERE trace_id=? AND step=? AND author=?",
+                             key).fetchone()
+        return self._row(r) if r else None
+
+    def get(self, trace_id: str, step: int | None, author: str | None = None) -> Annotation | None:
+        """The annotation of one run/step by one author (default: this workspace's author)."""
+        with self._lock:
+            return self._get(_key(trace_id, step, author or self.author))
+
+    def annotations(self, trace_id: str | None = None) -> list[Annotation]:
+        """All annotations (of one run, if given), ordered by run and step."""
+        with self._lock:
+            if trace_id is None:
+                rows = self._db.execute(f"SELECT {self._COLS} FROM annotations ORDER BY trace_id, step, author")
+            else:
+                rows = self._db.execute(f"SELECT {self._COLS} FROM annotations WHERE trace_id=? ORDER BY step, author",
+                                        (trace_id,))
+            return [self._row(r) for r in rows.fetchall()]
+
+    def annotations_frame(self) -> pl.DataFrame:
+        """Annotations as a frame with ANNOTATION_COLUMNS (tags comma-separated)."""
+        rows = []
+        for a in self.annotations():
+            d = a.to_json()
+            d["tags"] = ",".join(a.tags)
+            rows.append(d)
+        return frame_from_rows(rows, ANNOTATION_COLUMNS)
+
+    def decisive_step(self, trace_id: str, author: str | None = None) -> int | None:
+        """The analyst's decisive step for a run, if set."""
+        with self._lock:
+            r = self._db.execute("SELECT step FROM annotations WHERE trace_id=? AND author=? AND status='decisive'",
+                                 (trace_id, author or self.author)).fetchone()
+            return int(r[0]) if r else None
+
+    def tagged_runs(self) -> set[str]:
+        """Ids of runs with at least one annotation."""
+        with self._lock:
+            return {r[0] for r in self._db.execute("SELECT DISTINCT trace_id FROM annotations")}
+
+    # -- writing ---------------------------------------------------------------
+    def _write(self, changes: list[_Change], use_after: bool = True) -> None:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for key, before, after in changes:
+                row = after if use_after else before
+                if row is None or row.is_empty():
+                    db.execute("DELETE FROM annotations WHERE trace_id=? AND step=? AND author=?", key)
+                else:
+                    db.execute(f"INSERT OR REPLACE INTO annotations ({self._COLS}) VALUES (?,?,?,?,?,?,?,?)",
+                               (key[0], key[1], key[2], row.category, ",".join(row.tags), row.note, row.status,
+                                row.timestamp or _now()))
+            db.execute("COMMIT")
+        except Exception:
+            db.execute("ROLLBACK")
+            raise
+
+    def _action(self, label: str, changes: list[_Change]) -> int:
+        changes = [c for c in changes if c[1] != c[2]]
+        if not changes:
+            return 0
+        self._write(changes)
+        self._undo.append((label, changes))
+        self._redo.clear()
+        return len(changes)
+
+    def _edit(self, label: str, targets: Iterable[Target], fn: Any, author: str | None = None) -> int:
+        author = author or self.author
+        with self._lock:
+            changes: list[_Change] = []
+            ts = _now()
+            for trace_id, step in dict.fromkeys(targets):
+                key = _key(trace_id, step, author)
+                before = self._get(key)
+                base = before or Annotation(trace_id=trace_id, step=step, author=author)
+                after = fn(base)
+                if after is not None:
+                    after = replace(after, timestamp=ts)
+                changes.append((key, before, after))
+            return self._action(label, changes)
+
+    def set_category(self, targets: Iterable[Target], category: str | None, author: str | None = None) -> int:
+        """Label runs/steps with a taxonomy category (None clears). One undoable action.
+
+        Returns:
+            Number of rows changed.
+        """
+        if category is not None and category not in CATEGORY_IDS:
+            raise WorkspaceError(f"unknown category {category!r}")
+        return self._edit(f"Tag {category or 'clear'}", targets,
+                          lambda a: replace(a, category=category,
+                                            status="accepted" if a.status == "rejected" else a.status), author)
+
+    def accept(self, targets: Iterable[tuple[str, int, str]], author: str | None = None) -> int:
+        """Accept judge suggestions: ``(run, step, suggested category)`` triples."""
+        items = list(targets)
+        cats = {(t, s): c for t, s, c in items}
+        return self._edit("Accept", [(t, s) for t, s, _ in items],
+                          lambda a: replace(a, category=cats[(a.trace_id, a.step)],
+                                            status="decisive" if a.status == "decisive" else "accepted"), author)
+
+    def reject(self, targets: Iterable[Target], author: str | None = None) -> int:
+        """Reject the judge's suggestion at these steps."""
+        return self._edit("Reject", targets, lambda a: replace(a, status="rejected", category=None), author)
+
+    def add_tag(self, targets: Iterable[Target], tag: str, author: str | None = None) -> int:
+        """Add a custom tag."""
+        tag = tag.strip().replace(",", " ")
+        if not tag:
+            raise WorkspaceError("empty tag")
+        return self._edit(f"Add tag {tag}", targets,
+                          lambda a: replace(a, tags=a.tags if tag in a.tags else (*a.tags, tag)), author)
+
+    def remove_tag(self, targets: Iterable[Target], tag: str, author: str | None = None) -> int:
+        """Remove a custom tag."""
+        return self._edit(f"Remove tag {tag}", targets,
+                          lambda a: replace(a, tags=tuple(t for t in a.tags if t != tag)), author)
+
+    def set_note(self, target: Target, note: str, author: str | None = None) -> int:
+        """Set the free-text note of a run/step."""
+        return self._edit("Note", [target], lambda a: replace(a, note=note), author)
+
+    def mark_decisive(self, trace_id: str, step: int, category: str | None = None, author: str | None = None) -> int:
+        """Make ``step`` the analyst's decisive step of the run (demotes any previous one)."""
+        author = author or self.author
+        with self._lock:
+            prev = self.decisive_step(trace_id, author)
+            changes: list[_Change] = []
+            ts = _now()
+            if prev is not None and prev != step:
+                k = _key(trace_id, prev, author)
+                b = self._get(k)
+                if b is not None:
+                    changes.append((k, b, replace(b, status="accepted", timestamp=ts)))
+            k = _key(trace_id, step, author)
+            b = self._get(k)
+            base = b or Annotation(trace_id=trace_id, step=step, author=author)
+            changes.append((k, b, replace(base, status="decisive", category=category or base.category, timestamp=ts)))
+            return self._action("Mark decisive", changes)
+
+    # -- undo/redo ---------------------------------------------------------------
+    def can_undo(self) -> bool:
+        """True when there is an action to undo."""
+        return bool(self._undo)
+
+    def can_redo(self) -> bool:
+        """True when there is an action to redo."""
+        return bool(self._redo)
+
+    def undo_label(self) -> str | None:
+        """Label of the action :meth:`undo` would revert."""
+        return self._undo[-1][0] if self._undo else None
+
+    def undo(self) -> str | None:
+        """Revert the last action (one transaction). Returns its label."""
+        with self._lock:
+            if not self._undo:
+                return None
+            label, changes = self._undo.pop()
+            self._write(list(reversed(changes)), use_after=False)
+            self._redo.append((label, changes))
+            return label
+
+    def redo(self) -> str | None:
+        """Re-apply the last undone action. Returns its label."""
+        with self._lock:
+            if not self._redo:
+                return None
+            label, changes = self._redo.pop()
+            self._write(changes)
+            self._undo.append((label, changes))
+            return label
+
+    # -- sharing -----------------------------------------------------------------
+    def export_jsonl(self, path: str | Path) -> int:
+        """Write every annotation as JSONL (run id, step, category, tags, note, status, author, timestamp)."""
+        rows = self.annotations()
+        tmp = Path(str(path) + ".part")
+        with tmp.open("wb") as fh:
+            for a in rows:
+                fh.write(orjson.dumps(a.to_json()) + b"\n")
+        tmp.replace(path)
+        return len(rows)
+
+    def import_jsonl(self, path: str | Path) -> ImportReport:
+        """Merge annotations from another analyst's JSONL export.
+
+        Rows of other authors are added beside ours (never overwrite them); for the same author
+        and step the newer timestamp wins. A step labelled with different categories by us and
+        by them is reported as a conflict for review. Bad lines are reported and skipped; the
+        merge is one transaction (and one undoable action), so nothing is lost on failure.
+        """
+        report = ImportReport()
+        incoming: list[Annotation] = []
+        try:
+            raw_lines = Path(path).read_bytes().splitlines()
+        except OSError as exc:
+            report.errors.append(f"{path}: cannot read ({exc.strerror or exc})")
+            return report
+        for i, line in enumerate(raw_lines, 1):
+            if not line.strip():
+                continue
+            try:
+                d = orjson.loads(line)
+                if not isinstance(d, dict):
+                    raise ValueError("not an object")
+                cat = d.get("category")
+                if cat is not None and cat not in CATEGORY_IDS:
+                    raise ValueError(f"unknown category {cat!r}")
+                status = d.get("status") or "accepted"
+                if status not in STATUSES:
+                    raise ValueError(f"unknown status {status!r}")
+                step = d.get("step")
+                incoming.append(Annotation(
+                    trace_id=str(d["trace_id"]), step=None if step is None or step == RUN_LEVEL else int(step),
+                    author=str(d.get("author") or "unknown"), category=cat,
+                    tags=tuple(str(t) for t in (d.get("tags") or [])), note=str(d.get("note") or ""),
+                    status=status, timestamp=str(d.get("timestamp") or _now())))
+            except (orjson.JSONDecodeError, KeyError, ValueError, TypeError) as exc:
+                report.errors.append(f"{path} line {i}: {exc}")
+        with self._lock:
+            changes: list[_Change] = []
+            for a in incoming:
+                key = _key(a.trace_id, a.step, a.author)
+                before = self._get(key)
+                if before is None:
+                    changes.append((key, None, a))
+                    report.added += 1
+                elif before == a or before.timestamp >= a.timestamp:
+                    report.unchanged += 1
+                else:
+                    changes.append((key, before, a))
+                    report.updated += 1
+                if a.category is not None:
+                    for other in self.annotations(a.trace_id):
+                        if (other.step == a.step and other.author != a.author and other.category is not None
+                                and other.category != a.category):
+                            report.conflicts.append(MergeConflict(a.trace_id, a.step, other, a))
+            self._action(f"Import {Path(path).name}", changes)
+        return report
