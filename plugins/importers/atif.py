@@ -1,0 +1,279 @@
+"""ATIF importer: Agent Trajectory Interchange Format v1.0-v1.7 (Harbor / Terminal-Bench).
+
+A ``.json`` file holds one trajectory (or a list of them); a ``.jsonl`` file one per line.
+Each ATIF step becomes one canonical step per part, in this order: ``system``/``user``
+message, agent ``reasoning_content`` (``thought``), agent ``message`` (``message``), each
+``tool_calls[]`` entry (``tool_call``) and each ``observation.results[]`` entry
+(``observation``, linked by ``source_call_id``). The step's ``metrics`` go on its first
+agent part (``prompt_tokens`` -> ``tokens_in``, ``completion_tokens`` -> ``tokens_out``; cached
+tokens and ``cost``/``cost_usd`` in metadata). ``subagent_trajectory_ref`` values and
+embedded ``subagent_trajectories`` are kept as references in metadata.
+
+Outcome: a ``reward``/``success``/``resolved`` value in the trajectory's ``extra`` (or
+``final_metrics.extra``), else Harbor's verifier ``reward.txt`` beside the file or in
+``../verifier/``; unknown otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from analyzer.errors import ImportFailure
+from analyzer.loading.jsonio import args_text, first_json_char, iter_jsonl, read_json_document
+from analyzer.plugin_host.protocols import ImportContext
+from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
+from plugins.importers.swe_agent import (
+    as_dict,
+    opt_float,
+    opt_int,
+    output_error,
+    planted_of,
+    truthy,
+)
+
+_SNIFF_RE = re.compile(rb'"schema_version"\s*:\s*"ATIF-v1\.')
+_VERSION_RE = re.compile(r"\AATIF-v1\.(\d+)\Z")
+_MAX_KNOWN_MINOR = 7
+
+
+def content_text(value: Any) -> str:
+    """Plain text of an ATIF message/observation content (string or content parts)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts: list[str] = []
+        for p in value:
+            if isinstance(p, str):
+                parts.append(p)
+            elif isinstance(p, dict) and p.get("type") == "image":
+                src = as_dict(p.get("source"))
+                parts.append(f"[image: {src.get('path') or src.get('media_type') or 'inline'}]")
+            elif isinstance(p, dict) and isinstance(p.get("text"), str):
+                parts.append(p["text"])
+            else:
+                parts.append(args_text(p) or "")
+        return "\n".join(parts)
+    if isinstance(value, dict):
+        return content_text([value])
+    return str(value)
+
+
+def _reward_file(path: Path) -> tuple[float, str] | None:
+    for cand in (path.parent / "reward.txt", path.parent.parent / "verifier" / "reward.txt"):
+        try:
+            if cand.is_file() and cand.stat().st_size < 1024:
+                return float(cand.read_text(encoding="utf-8").strip()), f"{cand.parent.name}/{cand.name}"
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def _outcome(doc: dict[str, Any], path: Path) -> tuple[Outcome, str | None, float | None]:
+    for holder in (as_dict(doc.get("extra")), as_dict(as_dict(doc.get("final_metrics")).get("extra"))):
+        for key in ("resolved", "success", "is_resolved", "passed"):
+            if key in holder and truthy(holder[key]) is not None:
+                flag = truthy(holder[key])
+                return (Outcome.SUCCESS if flag else Outcome.FAILURE), f"{key}={holder[key]}", 1.0 if flag else 0.0
+        for key in ("reward", "score"):
+            value = opt_float(holder.get(key))
+            if value is not None:
+                return (Outcome.SUCCESS if value >= 1.0 else Outcome.FAILURE), f"{key}={holder[key]}", value
+    found = _reward_file(path)
+    if found is not None:
+        value, where = found
+        return (Outcome.SUCCESS if value >= 1.0 else Outcome.FAILURE), f"reward={value:g} ({where})", value
+    return Outcome.UNKNOWN, None, None
+
+
+class _Builder:
+    def __init__(self, record: str, ctx: ImportContext) -> None:
+        self.record = record
+        self.ctx = ctx
+        self.steps: list[Step] = []
+        self.tool_of_call: dict[str, str] = {}
+        self.first_user: str | None = None
+        self.first_model: str | None = None
+        self.subagent_refs: list[Any] = []
+
+    def add(self, **kw: Any) -> Step:
+        st = Step(index=len(self.steps), **kw)
+        self.steps.append(st)
+        return st
+
+    def step(self, i: int, s: dict[str, Any]) -> None:
+        source = str(s.get("source") or "agent")
+        ts = s.get("timestamp") if isinstance(s.get("timestamp"), str) else None
+        base: dict[str, Any] = {"timestamp": ts, "native_index": i}
+        meta: dict[str, Any] = {"atif_step_id": s.get("step_id"), "source": source}
+        for key in ("reasoning_effort", "llm_call_count", "is_copied_context"):
+            if s.get(key) not in (None, False):
+                meta[key] = s[key]
+        if as_dict(s.get("extra")):
+            meta["extra"] = s["extra"]
+        text = content_text(s.get("message"))
+        if source in ("system", "user"):
+            role = Role.SYSTEM if source == "system" else Role.USER
+            if source == "user" and self.first_user is None:
+                self.first_user = text
+            self.add(agent=source, role=role, kind=StepKind(source), text=text, metadata=meta, **base)
+        else:
+            self._agent_parts(s, text, meta, base)
+        self._observations(s, meta, base)
+
+    def _agent_parts(self, s: dict[str, Any], text: str, meta: dict[str, Any], base: dict[str, Any]) -> None:
+        model = s.get("model_name") if isinstance(s.get("model_name"), str) else None
+        if model and not self.first_model:
+            self.first_model = model
+        metrics = as_dict(s.get("metrics"))
+        first: dict[str, Any] = dict(meta)
+        if model:
+            first["model_name"] = model
+        for key in ("cached_tokens", "cost", "cost_usd"):
+            if metrics.get(key) is not None:
+                first[key] = metrics[key]
+        usage: dict[str, Any] = {"tokens_in": opt_int(metrics.get("prompt_tokens")),
+                                 "tokens_out": opt_int(metrics.get("completion_tokens"))}
+        parts: list[dict[str, Any]] = []
+        reasoning = content_text(s.get("reasoning_content")).strip()
+        if reasoning:
+            parts.append({"kind": StepKind.THOUGHT, "text": reasoning})
+        if text.strip():
+            parts.append({"kind": StepKind.MESSAGE, "text": text})
+        calls_raw = s.get("tool_calls")
+        calls: list[Any] = calls_raw if isinstance(calls_raw, list) else []
+        for j, call in enumerate(calls):
+            if not isinstance(call, dict):
+                self.ctx.error(f"{self.record} steps[{base['native_index']}].tool_calls[{j}]",
+                               "expected a tool call object; skipped")
+                continue
+            name = str(call.get("function_name") or call.get("name") or "") or None
+            call_id = str(call["tool_call_id"]) if call.get("tool_call_id") else None
+            if call_id and name:
+                self.tool_of_call[call_id] = name
+            args = args_text(call.get("arguments"))
+            parts.append({"kind": StepKind.TOOL_CALL, "text": args or name or "", "tool_name": name,
+                          "tool_args": args, "tool_call_id": call_id})
+        if not parts:  # an agent step with nothing but metrics/observation: keep it visible
+            parts.append({"kind": StepKind.MESSAGE, "text": ""})
+        for n, part in enumerate(parts):
+            if n == 0:
+                self.add(agent="agent", role=Role.ASSISTANT, metadata=first, **usage, **part, **base)
+            else:
+                self.add(agent="agent", role=Role.ASSISTANT, metadata=dict(meta), **part, **base)
+
+    def _observations(self, s: dict[str, Any], meta: dict[str, Any], base: dict[str, Any]) -> None:
+        obs = s.get("observation")
+        if obs is None:
+            return
+        results = as_dict(obs).get("results")
+        if not isinstance(results, list):
+            self.ctx.error(f"{self.record} steps[{base['native_index']}].observation", "no 'results' list; skipped")
+            return
+        for j, res in enumerate(results):
+            if not isinstance(res, dict):
+                self.ctx.error(f"{self.record} steps[{base['native_index']}].observation.results[{j}]",
+                               "expected a result object; skipped")
+                continue
+            text = content_text(res.get("content"))
+            call_id = str(res["source_call_id"]) if res.get("source_call_id") else None
+            rmeta = {"atif_step_id": meta.get("atif_step_id")}
+            ref = res.get("subagent_trajectory_ref")
+            if ref:
+                rmeta["subagent_trajectory_ref"] = ref
+                self.subagent_refs.append(ref)
+            err = output_error(text)
+            self.add(agent="tool" if call_id else "environment", role=Role.TOOL if call_id else Role.ENVIRONMENT,
+                     kind=StepKind.OBSERVATION, text=text, tool_name=self.tool_of_call.get(call_id or ""),
+                     tool_call_id=call_id, is_error=err is not None, error_text=err, metadata=rmeta, **base)
+
+
+def to_trajectory(doc: Any, record: str, path: Path, ctx: ImportContext) -> Trajectory | None:
+    """Convert one ATIF document; report and return None when its shape is wrong."""
+    if not isinstance(doc, dict):
+        ctx.error(record, f"expected an ATIF trajectory object, got {type(doc).__name__}")
+        return None
+    version = doc.get("schema_version")
+    if not isinstance(version, str) or not version.startswith("ATIF-v"):
+        ctx.error(record, f"missing or unknown schema_version {version!r} (expected ATIF-v1.x)")
+        return None
+    steps_raw = doc.get("steps")
+    if not isinstance(steps_raw, list):
+        ctx.error(record, "no 'steps' list")
+        return None
+    b = _Builder(record, ctx)
+    for i, s in enumerate(steps_raw):
+        if not isinstance(s, dict):
+            ctx.error(f"{record} steps[{i}]", f"expected a step object, got {type(s).__name__}; skipped")
+            continue
+        b.step(i, s)
+    agent = as_dict(doc.get("agent"))
+    meta: dict[str, Any] = {"schema_version": version}
+    m = _VERSION_RE.match(version)
+    if m is None or int(m.group(1)) > _MAX_KNOWN_MINOR:
+        meta["version_note"] = f"{version} is newer than ATIF-v1.{_MAX_KNOWN_MINOR}; read as v1.{_MAX_KNOWN_MINOR}"
+    for key in ("session_id", "trajectory_id", "notes", "continued_trajectory_ref"):
+        if doc.get(key):
+            meta[key] = doc[key]
+    if agent:
+        meta["agent"] = {k: v for k, v in agent.items() if k != "tool_definitions"}
+    fm = as_dict(doc.get("final_metrics"))
+    if fm:
+        meta["final_metrics"] = fm
+    subs = doc.get("subagent_trajectories")
+    if isinstance(subs, list) and subs:
+        meta["subagent_trajectories"] = [
+            {"session_id": as_dict(t).get("session_id"), "agent": as_dict(as_dict(t).get("agent")).get("name"),
+             "n_steps": len(steps) if isinstance(steps := as_dict(t).get("steps"), list) else 0} for t in subs]
+    if b.subagent_refs:
+        meta["subagent_refs"] = b.subagent_refs
+    extra = as_dict(doc.get("extra"))
+    planted = planted_of(extra, doc)
+    if planted is not None:
+        meta["planted"] = planted
+    rest = {k: v for k, v in extra.items() if k != "planted"}
+    if rest:
+        meta["extra"] = rest
+    outcome, raw, score = _outcome(doc, path)
+    model = agent.get("model_name") if isinstance(agent.get("model_name"), str) else b.first_model
+    native = doc.get("session_id") or doc.get("trajectory_id")
+    task_family = rest.get("task_family") or rest.get("dataset")
+    return Trajectory(
+        native_id=str(native) if native else None, record=record, task=(b.first_user or "").strip(), model=model,
+        framework=str(agent["name"]) if isinstance(agent.get("name"), str) else "atif",
+        outcome=outcome, outcome_raw=raw, score=score,
+        task_family=str(task_family) if isinstance(task_family, str) else None, metadata=meta, steps=b.steps,
+    )
+
+
+class AtifImporter:
+    """Reads ATIF trajectories (``schema_version`` ``ATIF-v1.x``)."""
+
+    def sniff(self, head: bytes, path: Path) -> bool:
+        """Claims JSON/JSONL whose head declares an ``ATIF-v1.x`` schema version."""
+        return first_json_char(head) in ("{", "[") and _SNIFF_RE.search(head) is not None
+
+    def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
+        """Yield the trajectories of an ATIF file."""
+        if path.suffix.lower() in (".jsonl", ".ndjson"):
+            for lineno, obj in iter_jsonl(path, ctx):
+                t = to_trajectory(obj, f"line {lineno}", path, ctx)
+                if t is not None:
+                    yield t
+            return
+        doc = read_json_document(path)
+        if isinstance(doc, list):
+            for i, obj in enumerate(doc):
+                t = to_trajectory(obj, f"[{i}]", path, ctx)
+                if t is not None:
+                    yield t
+            return
+        if not isinstance(doc, dict):
+            raise ImportFailure("expected an ATIF trajectory object or a list of them")
+        t = to_trajectory(doc, "$", path, ctx)
+        if t is not None:
+            yield t
