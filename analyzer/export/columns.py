@@ -1,0 +1,48 @@
+"""Column specs of the exported tables (``traces.csv``, ``steps.csv``).
+
+Every column is taken from a frame spec (TRACE_COLUMNS, STEP_COLUMNS, RUN_COLUMNS,
+STEP_VALUE_COLUMNS, LABEL_COLUMNS) so exports, the UI and the pipeline agree on names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from analyzer.analysis.result import RUN_COLUMNS, STEP_VALUE_COLUMNS
+from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS, ColumnSpec
+from analyzer.metrics.labels import LABEL_COLUMNS
+
+TOP_K = 3
+"""Candidate decisive steps listed per run in ``traces.csv``."""
+
+
+def _pick(specs: tuple[ColumnSpec, ...], *names: str) -> tuple[ColumnSpec, ...]:
+    by_name = {c.name: c for c in specs}
+    return tuple(by_name[n] for n in names)
+
+
+_TRACE_PART = _pick(TRACE_COLUMNS, "trace_id", "native_id", "model", "framework", "task_family", "task",
+                    "outcome", "score", "n_steps", "n_errors", "tokens_total")
+_LABEL_PART = _pick(LABEL_COLUMNS, "decisive_step", "decisive_agent", "category")
+_RUN_PART = (
+    replace(_pick(RUN_COLUMNS, "confidence")[0], doc="Confidence 0-1 in the pipeline's decisive step."),
+    replace(_pick(RUN_COLUMNS, "top_steps")[0], doc=f"Top-{TOP_K} candidate decisive steps, best first, comma-separated."),
+    replace(_pick(RUN_COLUMNS, "top_scores")[0], doc=f"Scores of the top-{TOP_K} candidates, comma-separated."),
+    *_pick(RUN_COLUMNS, "min_value", "largest_drop", "largest_drop_step"),
+)
+_REVIEW_PART = _pick(LABEL_COLUMNS, "tags", "decisive_source", "label_source", "judge_decisive_step",
+                     "judge_category", "notes")
+_TAIL = (
+    *_pick(RUN_COLUMNS, "rationale", "value_estimator", "judge_model", "n_findings", "error"),
+    *_pick(TRACE_COLUMNS, "source_file", "source_format", "record"),
+)
+
+EXPORT_RUN_COLUMNS: tuple[ColumnSpec, ...] = (*_TRACE_PART, *_LABEL_PART, *_RUN_PART, *_REVIEW_PART, *_TAIL)
+"""``traces.csv``: one row per run (decisive step/category are the effective, reviewed ones)."""
+
+EXPORT_STEP_COLUMNS: tuple[ColumnSpec, ...] = (
+    *STEP_VALUE_COLUMNS[:4],
+    *_pick(STEP_COLUMNS, "role", "tool_name", "is_error"),
+    *STEP_VALUE_COLUMNS[4:],
+)
+"""``steps.csv``: one row per step (values, drops, alignment, findings)."""

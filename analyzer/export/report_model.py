@@ -1,0 +1,386 @@
+"""What a report shows, computed once and rendered as HTML, PDF or Markdown.
+
+Every string taken from a trace stays a plain ``str`` here; the renderers escape it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import polars as pl
+
+from analyzer.analysis.result import AnalysisResult
+from analyzer.export.palette import category_color, category_title, text_color_on
+from analyzer.export.svg import (
+    BarRow,
+    Marker,
+    category_bars_svg,
+    data_uri,
+    sparkline,
+    value_plot_svg,
+)
+from analyzer.export.tables import run_table
+from analyzer.metrics.columns import COUNT_PREFIX
+from analyzer.metrics.models import model_metrics
+from analyzer.taxonomy import CATEGORIES, CATEGORY_IDS
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """How much a report shows.
+
+    Attributes:
+        title: Report title.
+        max_runs: Failed runs shown in full (the rest are counted, see ``traces.csv``).
+        context_steps: Steps shown before and after the decisive step.
+        excerpt_chars: Characters kept of each step text in the excerpt.
+        task_chars: Characters kept of the task statement.
+        generated: Timestamp printed in the report (default: now, UTC).
+    """
+
+    title: str = "TrajScope failure report"
+    max_runs: int = 200
+    context_steps: int = 1
+    excerpt_chars: int = 1500
+    task_chars: int = 800
+    generated: str | None = None
+
+
+@dataclass(frozen=True)
+class CategoryView:
+    """A taxonomy category with its colours."""
+
+    id: str
+    key: str
+    title: str
+    color: str
+    text_color: str
+    description: str
+    count: int = 0
+
+
+@dataclass(frozen=True)
+class ModelView:
+    """One row of the model comparison."""
+
+    model: str
+    runs: int
+    passes: int
+    failures: int
+    unknown: int
+    pass_rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_step: float | None
+    horizon_50: float | None
+    horizon_80: float | None
+    decisive_rel_median: float | None
+    label_source: str | None
+    top_categories: list[tuple[CategoryView, int]]
+
+
+@dataclass(frozen=True)
+class StepView:
+    """A step in a decisive-step excerpt."""
+
+    index: int
+    agent: str
+    role: str
+    kind: str
+    tool_name: str
+    tool_args: str
+    text: str
+    clipped: int
+    is_error: bool
+    error_text: str
+    value: float | None
+    is_decisive: bool
+    findings: list[CategoryView]
+
+
+@dataclass(frozen=True)
+class FindingView:
+    """A finding on a run."""
+
+    step: int
+    category: CategoryView
+    score: float | None
+    source: str
+    status: str
+    rationale: str
+    evidence: str
+
+
+@dataclass(frozen=True)
+class NoteView:
+    """An analyst note."""
+
+    step: int | None
+    text: str
+    author: str
+    category: CategoryView | None
+    status: str
+
+
+@dataclass
+class RunView:
+    """A failed run as the report shows it."""
+
+    trace_id: str
+    native_id: str
+    model: str
+    framework: str
+    task: str
+    task_clipped: int
+    n_steps: int
+    decisive_step: int | None
+    decisive_agent: str
+    category: CategoryView
+    confidence: float | None
+    decisive_source: str
+    label_source: str
+    top_steps: list[int]
+    min_value: float | None
+    largest_drop: float | None
+    largest_drop_step: int | None
+    rationale: str
+    source: str
+    plot_uri: str
+    sparkline: str
+    excerpt: list[StepView]
+    findings: list[FindingView]
+    tags: list[str]
+    notes: list[NoteView]
+    problems: str
+
+
+@dataclass
+class Report:
+    """Everything a report renders."""
+
+    title: str
+    generated: str
+    version: str
+    summary: dict[str, Any]
+    categories: list[CategoryView]
+    models: list[ModelView]
+    category_chart_uri: str
+    runs: list[RunView]
+    omitted_runs: int
+    problems: list[str] = field(default_factory=list)
+
+
+def _clip(text: Any, limit: int) -> tuple[str, int]:
+    s = "" if text is None else str(text)
+    if len(s) <= limit:
+        return s, 0
+    return s[:limit], len(s) - limit
+
+
+def _categories(counts: dict[str, int]) -> dict[str, CategoryView]:
+    out: dict[str, CategoryView] = {}
+    for c in CATEGORIES:
+        color = category_color(c.id.value)
+        out[c.id.value] = CategoryView(c.id.value, c.key, c.title, color, text_color_on(color), c.description,
+                                       counts.get(c.id.value, 0))
+    return out
+
+
+def _cat_view(cats: dict[str, CategoryView], cat: Any) -> CategoryView:
+    if cat is None or str(cat) == "":
+        color = category_color(None)
+        return CategoryView("", "", "Unlabelled", color, text_color_on(color), "")
+    if str(cat) in cats:
+        return cats[str(cat)]
+    color = category_color(None)
+    return CategoryView(str(cat), "", category_title(str(cat)), color, text_color_on(color), "")
+
+
+def _ints(text: Any) -> list[int]:
+    out = []
+    for part in str(text or "").split(","):
+        part = part.strip()
+        if part.lstrip("-").isdigit():
+            out.append(int(part))
+    return out
+
+
+def _str(v: Any) -> str:
+    return "" if v is None else str(v)
+
+
+def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None = None,
+                 annotations: pl.DataFrame | None = None, options: ReportOptions | None = None,
+                 problems: Sequence[str] = ()) -> Report:
+    """Compute the content of a report.
+
+    Args:
+        traces: Traces frame (TRACE_COLUMNS).
+        steps: Steps frame (STEP_COLUMNS).
+        result: Analysis result, or None (the report then shows what the loader knows).
+        annotations: Analyst annotations (ANNOTATION_COLUMNS), or None.
+        options: What to show.
+        problems: Load or analysis problems to list at the end.
+
+    Returns:
+        The report content.
+    """
+    from analyzer import __version__
+
+    opts = options or ReportOptions()
+    table = run_table(traces, result, annotations, steps)
+    metrics = model_metrics(traces, result.runs if result is not None else None, annotations, steps=steps)
+    failed = table.filter(pl.col("outcome") == "failure")
+    overall = {c: int(failed.filter(pl.col("category") == c).height) for c in CATEGORY_IDS}
+    cats = _categories(overall)
+    models = _model_views(metrics, cats)
+    chart = category_bars_svg(
+        [BarRow(m["model"], {c: int(m[f"{COUNT_PREFIX}{c}"] or 0) for c in CATEGORY_IDS})
+         for m in metrics.iter_rows(named=True) if m["labelled"]],
+        CATEGORY_IDS, width=960,
+    ) if metrics.height and int(metrics["labelled"].sum() or 0) else ""
+    shown = failed.head(max(0, opts.max_runs))
+    run_views = _run_views(shown, steps, result, annotations, cats, opts)
+    analysed = result.runs.height if result is not None else 0
+    summary = {
+        "runs": traces.height,
+        "models": metrics.height,
+        "passes": int((table["outcome"] == "success").sum()),
+        "failures": failed.height,
+        "unknown": table.height - int(table["outcome"].is_in(["success", "failure"]).fill_null(False).sum()),
+        "analysed": analysed,
+        "attributed": int(failed["decisive_step"].is_not_null().sum()),
+        "reviewed": failed.filter((pl.col("decisive_source") == "analyst")
+                                  | (pl.col("label_source") == "analyst")).height,
+        "tagged": int(table["tags"].is_not_null().sum()),
+        "findings": result.findings.height if result is not None else 0,
+        "estimators": sorted({str(v) for v in table["value_estimator"].drop_nulls().to_list()}),
+    }
+    all_problems = list(problems) + (list(result.errors) if result is not None else [])
+    return Report(
+        title=opts.title,
+        generated=opts.generated or datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        version=__version__,
+        summary=summary,
+        categories=list(cats.values()),
+        models=models,
+        category_chart_uri=data_uri(chart) if chart else "",
+        runs=run_views,
+        omitted_runs=failed.height - len(run_views),
+        problems=all_problems,
+    )
+
+
+def _model_views(metrics: pl.DataFrame, cats: dict[str, CategoryView]) -> list[ModelView]:
+    out = []
+    for m in metrics.iter_rows(named=True):
+        counts = sorted(((int(m[f"{COUNT_PREFIX}{c}"] or 0), c) for c in CATEGORY_IDS), key=lambda t: (-t[0], t[1]))
+        out.append(ModelView(
+            model=m["model"], runs=m["runs"], passes=m["passes"], failures=m["failures"], unknown=m["unknown"],
+            pass_rate=m["pass_rate"], ci_low=m["pass_rate_low"], ci_high=m["pass_rate_high"], p_step=m["p_step"],
+            horizon_50=m["horizon_50"], horizon_80=m["horizon_80"], decisive_rel_median=m["decisive_rel_median"],
+            label_source=m["label_source"],
+            top_categories=[(cats[c], k) for k, c in counts[:3] if k],
+        ))
+    return out
+
+
+def _run_views(shown: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None,
+               annotations: pl.DataFrame | None, cats: dict[str, CategoryView],
+               opts: ReportOptions) -> list[RunView]:
+    ids = shown["trace_id"].to_list()
+    if not ids:
+        return []
+
+    def parts(df: pl.DataFrame | None) -> dict[str, pl.DataFrame]:
+        if df is None or df.height == 0 or "trace_id" not in df.columns:
+            return {}
+        sub = df.filter(pl.col("trace_id").is_in(ids))
+        return {str(k[0]): v for k, v in sub.partition_by("trace_id", as_dict=True).items()}
+
+    step_parts = parts(steps)
+    value_parts = parts(result.step_values if result is not None else None)
+    finding_parts = parts(result.findings if result is not None else None)
+    note_parts = parts(annotations)
+    out = []
+    for row in shown.iter_rows(named=True):
+        tid = row["trace_id"]
+        st = step_parts[tid].sort("step") if tid in step_parts else None
+        n_steps = int(row["n_steps"] or (st.height if st is not None else 0))
+        values: list[float | None] = [None] * n_steps
+        if tid in value_parts:
+            for s, v in value_parts[tid].select("step", "value").iter_rows():
+                if s is not None and 0 <= s < n_steps:
+                    values[s] = v
+        f_df = finding_parts.get(tid)
+        findings = [] if f_df is None else [
+            FindingView(step=int(f["step"]), category=_cat_view(cats, f["category"]), score=f["score"],
+                        source=_str(f["source"]), status=_str(f["status"]) or "suggested",
+                        rationale=_clip(f["rationale"], 400)[0], evidence=_clip(f["evidence_quote"], 300)[0])
+            for f in f_df.sort(["step", "score"], descending=[False, True]).iter_rows(named=True)
+            if f["step"] is not None
+        ]
+        decisive = row["decisive_step"]
+        errors = [] if st is None else st.filter(pl.col("is_error").fill_null(False))["step"].to_list()
+        plot = value_plot_svg(values, decisive=decisive, decisive_category=row["category"],
+                              candidates=_ints(row["top_steps"]),
+                              markers=[Marker(f.step, f.category.id) for f in findings if f.status != "rejected"],
+                              errors=errors, width=960, height=220)
+        task, task_clipped = _clip(row["task"], opts.task_chars)
+        out.append(RunView(
+            trace_id=tid, native_id=_str(row["native_id"]), model=_str(row["model"]) or "(unknown)",
+            framework=_str(row["framework"]), task=task, task_clipped=task_clipped, n_steps=n_steps,
+            decisive_step=decisive, decisive_agent=_str(row["decisive_agent"]),
+            category=_cat_view(cats, row["category"]), confidence=row["confidence"],
+            decisive_source=_str(row["decisive_source"]), label_source=_str(row["label_source"]),
+            top_steps=_ints(row["top_steps"]), min_value=row["min_value"], largest_drop=row["largest_drop"],
+            largest_drop_step=row["largest_drop_step"], rationale=_str(row["rationale"]),
+            source=f"{_str(row['source_file'])} [{_str(row['record'])}]" if row["source_file"] else "",
+            plot_uri=data_uri(plot), sparkline=sparkline(values),
+            excerpt=_excerpt(st, values, decisive, row["largest_drop_step"], findings, opts),
+            findings=findings, tags=[t for t in _str(row["tags"]).split(",") if t],
+            notes=_notes(note_parts.get(tid), cats), problems=_str(row["error"]),
+        ))
+    return out
+
+
+def _excerpt(st: pl.DataFrame | None, values: list[float | None], decisive: int | None,
+             drop_step: int | None, findings: list[FindingView], opts: ReportOptions) -> list[StepView]:
+    if st is None or st.height == 0:
+        return []
+    centre = decisive if decisive is not None else drop_step
+    if centre is None:
+        centre = st.height - 1
+    lo, hi = int(centre) - opts.context_steps, int(centre) + opts.context_steps
+    by_step: dict[int, list[CategoryView]] = {}
+    for f in findings:
+        if f.status != "rejected" and f.category not in by_step.setdefault(f.step, []):
+            by_step[f.step].append(f.category)
+    out = []
+    for s in st.filter(pl.col("step").is_between(lo, hi)).iter_rows(named=True):
+        text, clipped = _clip(s["text"], opts.excerpt_chars)
+        i = int(s["step"])
+        out.append(StepView(
+            index=i, agent=_str(s["agent"]), role=_str(s["role"]), kind=_str(s["kind"]),
+            tool_name=_str(s["tool_name"]), tool_args=_clip(s["tool_args"], 600)[0], text=text, clipped=clipped,
+            is_error=bool(s["is_error"]), error_text=_clip(s["error_text"], 300)[0],
+            value=values[i] if 0 <= i < len(values) else None, is_decisive=i == decisive,
+            findings=by_step.get(i, []),
+        ))
+    return out
+
+
+def _notes(df: pl.DataFrame | None, cats: dict[str, CategoryView]) -> list[NoteView]:
+    if df is None:
+        return []
+    out = []
+    for a in df.sort("step", nulls_last=False).iter_rows(named=True):
+        if not (a.get("note") or a.get("category") or a.get("status") in ("decisive", "rejected")):
+            continue
+        out.append(NoteView(step=a["step"], text=_str(a.get("note")), author=_str(a.get("author")),
+                            category=_cat_view(cats, a["category"]) if a.get("category") else None,
+                            status=_str(a.get("status"))))
+    return out

@@ -1,0 +1,81 @@
+"""``write_analysis``: every export table as CSV and/or Parquet in one folder."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+
+from analyzer.analysis.result import AnalysisResult
+from analyzer.export.csv_export import write_csv, write_parquet
+from analyzer.export.files import ExportError
+from analyzer.export.tables import annotations_table, findings_table, run_table, step_table
+from analyzer.metrics.models import model_metrics
+
+FORMATS = ("csv", "parquet")
+TABLES = ("traces", "steps", "findings", "models", "annotations")
+
+
+def export_tables(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None = None,
+                  annotations: pl.DataFrame | None = None,
+                  group_by: Sequence[str] = ("model",)) -> dict[str, pl.DataFrame]:
+    """The export tables by name (``traces``, ``steps``, ``findings``, ``models``, ``annotations``).
+
+    Args:
+        traces: Traces frame (TRACE_COLUMNS).
+        steps: Steps frame (STEP_COLUMNS).
+        result: Analysis result, or None.
+        annotations: Analyst annotations (ANNOTATION_COLUMNS), or None.
+        group_by: Grouping of ``models`` (see :func:`analyzer.metrics.model_metrics`).
+
+    Returns:
+        Table name -> frame.
+    """
+    runs = result.runs if result is not None else None
+    return {
+        "traces": run_table(traces, result, annotations, steps),
+        "steps": step_table(steps, result),
+        "findings": findings_table(result),
+        "models": model_metrics(traces, runs, annotations, group_by=group_by, steps=steps),
+        "annotations": annotations_table(annotations),
+    }
+
+
+def write_analysis(out_dir: str | Path, traces: pl.DataFrame, steps: pl.DataFrame,
+                   result: AnalysisResult | None = None, annotations: pl.DataFrame | None = None,
+                   formats: Sequence[str] = FORMATS, group_by: Sequence[str] = ("model",)) -> list[Path]:
+    """Write ``traces``, ``steps``, ``findings``, ``models`` and ``annotations`` tables.
+
+    CSV files are UTF-8 with a header and spreadsheet-safe (see
+    :mod:`analyzer.export.csv_export`); Parquet files are their typed twins.
+
+    Args:
+        out_dir: Folder (created if missing).
+        traces: Traces frame.
+        steps: Steps frame.
+        result: Analysis result, or None.
+        annotations: Analyst annotations, or None.
+        formats: Any of ``"csv"``, ``"parquet"``.
+        group_by: Grouping of ``models``.
+
+    Returns:
+        Paths written, in table order.
+
+    Raises:
+        ValueError: For an unknown format.
+        ExportError: If a file cannot be written.
+    """
+    bad = [f for f in formats if f not in FORMATS]
+    if bad:
+        raise ValueError(f"unknown export format(s) {bad}; choose from {list(FORMATS)}")
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ExportError(f"{out}: exists and is not a folder")
+    written: list[Path] = []
+    for name, df in export_tables(traces, steps, result, annotations, group_by).items():
+        if "csv" in formats:
+            written.append(write_csv(df, out / f"{name}.csv"))
+        if "parquet" in formats:
+            written.append(write_parquet(df, out / f"{name}.parquet"))
+    return written

@@ -1,0 +1,151 @@
+"""Per-model (and per agent framework / task family) metrics for model selection."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from analyzer.frames.build import frame_from_rows
+from analyzer.frames.columns import ColumnSpec
+from analyzer.metrics.columns import (
+    COUNT_PREFIX,
+    GROUP_COLUMNS,
+    MODEL_METRIC_COLUMNS,
+    SHARE_PREFIX,
+)
+from analyzer.metrics.labels import ANALYST, effective_labels
+from analyzer.metrics.reliability import horizon, step_reliability, survival_counts
+from analyzer.metrics.stats import wilson_interval
+from analyzer.taxonomy import CATEGORY_IDS
+
+UNKNOWN_GROUP = "(unknown)"
+_GROUPS = {c.name: c for c in GROUP_COLUMNS}
+
+
+def metric_columns(group_by: Sequence[str] = ("model",)) -> tuple[ColumnSpec, ...]:
+    """Column specs of :func:`model_metrics` output for a grouping.
+
+    Raises:
+        ValueError: For a grouping column that is not in GROUP_COLUMNS.
+    """
+    bad = [g for g in group_by if g not in _GROUPS]
+    if bad:
+        raise ValueError(f"cannot group by {bad}; choose from {sorted(_GROUPS)}")
+    return (*(_GROUPS[g] for g in group_by), *MODEL_METRIC_COLUMNS)
+
+
+def _median(xs: list[float]) -> float | None:
+    return float(statistics.median(xs)) if xs else None
+
+
+def _mean(xs: list[float]) -> float | None:
+    return float(statistics.fmean(xs)) if xs else None
+
+
+def _relative(step: int, n_steps: int | None) -> float:
+    if not n_steps or n_steps <= 1:
+        return 0.0
+    return min(1.0, max(0.0, step / (n_steps - 1)))
+
+
+def _group_metrics(rows: list[dict[str, Any]], confidence: float) -> dict[str, Any]:
+    outcomes = [r["outcome"] for r in rows]
+    passes = outcomes.count("success")
+    failures = outcomes.count("failure")
+    known = passes + failures
+    out: dict[str, Any] = {
+        "runs": len(rows),
+        "passes": passes,
+        "failures": failures,
+        "unknown": len(rows) - known,
+        "pass_rate": passes / known if known else None,
+        "mean_steps": _mean([float(r["n_steps"]) for r in rows if r["n_steps"] is not None]),
+    }
+    if known:
+        out["pass_rate_low"], out["pass_rate_high"] = wilson_interval(passes, known, confidence)
+    failed = [r for r in rows if r["outcome"] == "failure"]
+    attributed = [r for r in failed if r["decisive_step"] is not None]
+    labelled = [r for r in failed if r["category"] is not None]
+    out["attributed"] = len(attributed)
+    out["labelled"] = len(labelled)
+    out["analyst_labelled"] = sum(
+        1 for r in failed if ANALYST in (r["label_source"], r["decisive_source"]))
+    sources = {r["label_source"] for r in labelled if r["label_source"]}
+    out["label_source"] = sources.pop() if len(sources) == 1 else ("mixed" if sources else None)
+    counts = dict.fromkeys(CATEGORY_IDS, 0)
+    for r in labelled:
+        counts[r["category"] if r["category"] in counts else "other"] += 1
+    for cat, n in counts.items():
+        out[f"{COUNT_PREFIX}{cat}"] = n
+        out[f"{SHARE_PREFIX}{cat}"] = n / len(labelled) if labelled else None
+    abs_pos = [float(r["decisive_step"]) for r in attributed]
+    rel_pos = [_relative(int(r["decisive_step"]), r["n_steps"]) for r in attributed]
+    out["decisive_step_mean"], out["decisive_step_median"] = _mean(abs_pos), _median(abs_pos)
+    out["decisive_rel_mean"], out["decisive_rel_median"] = _mean(rel_pos), _median(rel_pos)
+    out["mean_confidence"] = _mean([float(r["confidence"]) for r in failed if r["confidence"] is not None])
+    with_outcome = [r for r in rows if r["outcome"] in ("success", "failure")]
+    survived, fails = survival_counts(
+        [int(r["n_steps"] or 0) for r in with_outcome],
+        [r["decisive_step"] for r in with_outcome],
+        [r["outcome"] == "failure" for r in with_outcome],
+    )
+    rel = step_reliability(survived, fails)
+    out["steps_survived"], out["step_failures"], out["p_step"] = survived, fails, rel.p
+    if rel.p is not None:
+        out["horizon_50"], out["horizon_80"] = horizon(rel.p, 0.5), horizon(rel.p, 0.8)
+    return out
+
+
+def model_metrics(traces: pl.DataFrame, runs: pl.DataFrame | None = None,
+                  annotations: pl.DataFrame | None = None, group_by: Sequence[str] = ("model",),
+                  steps: pl.DataFrame | None = None, confidence: float = 0.95) -> pl.DataFrame:
+    """Model-selection metrics per group (one row per model, optionally per framework/family).
+
+    Per group: run counts and the pass rate with its Wilson interval (unknown outcomes are
+    left out); the distribution of decisive-failure categories over failed runs (count and
+    share per taxonomy id), counting the analyst's reviewed label where there is one
+    (:func:`analyzer.metrics.labels.effective_labels`) and saying so in ``label_source``;
+    the decisive step's absolute and relative position; and the per-step reliability p̂
+    with the horizons H_0.5 and H_0.8 (geometric MLE, see :mod:`analyzer.metrics.reliability`).
+
+    Args:
+        traces: Traces frame (TRACE_COLUMNS).
+        runs: Pipeline output (RUN_COLUMNS) or None when nothing was analysed.
+        annotations: Analyst annotations (ANNOTATION_COLUMNS) or None.
+        group_by: Grouping columns, from ``model``, ``framework``, ``task_family``; empty for
+            one row over all runs.
+        steps: Steps frame, used only to name agents of analyst-chosen steps.
+        confidence: Confidence level of the intervals.
+
+    Returns:
+        Frame with the columns of :func:`metric_columns`, sorted by the group columns.
+
+    Raises:
+        ValueError: For an unknown grouping column.
+    """
+    specs = metric_columns(group_by)
+    base = traces.select("trace_id", "outcome", "n_steps", *group_by)
+    if runs is not None and runs.height:
+        labels = effective_labels(runs, annotations, steps)
+        conf = runs.select("trace_id", "confidence").unique("trace_id", keep="first")
+        labels = labels.join(conf, on="trace_id", how="left")
+    else:
+        labels = effective_labels(pl.DataFrame(schema={"trace_id": pl.Utf8}), annotations, steps)
+        labels = labels.with_columns(pl.lit(None, pl.Float64).alias("confidence"))
+    frame = base.join(
+        labels.select("trace_id", "decisive_step", "category", "decisive_source", "label_source", "confidence"),
+        on="trace_id", how="left",
+    ).with_columns(pl.col(g).fill_null(UNKNOWN_GROUP).alias(g) for g in group_by)
+    out_rows: list[dict[str, Any]] = []
+    if frame.height:
+        parts = frame.partition_by(list(group_by), maintain_order=True) if group_by else [frame]
+        for part in parts:
+            rows = part.to_dicts()
+            row = {g: rows[0][g] for g in group_by}
+            row.update(_group_metrics(rows, confidence))
+            out_rows.append(row)
+    result = frame_from_rows(out_rows, specs)
+    return result.sort(list(group_by)) if group_by else result
