@@ -44,16 +44,40 @@ def cohen_kappa(a: list[str], b: list[str]) -> float | None:
     return (po - pe) / (1 - pe)
 
 
-def _analyst_labels(annotations: pl.DataFrame) -> dict[str, tuple[str | None, int | None]]:
-    """Run -> (analyst category, analyst decisive step), from the reviewed annotations."""
-    out: dict[str, tuple[str | None, int | None]] = {}
+def _analyst_labels(annotations: pl.DataFrame,
+                    judge_steps: dict[str, int | None]) -> dict[str, tuple[str | None, int | None]]:
+    """Run -> (analyst category, analyst decisive step), following the export's label rules.
+
+    The category is the one of the analyst's decisive row, else the one accepted on the
+    judge's decisive step, else the one accepted for the whole run (step null). Categories
+    accepted on other steps (e.g. a detector finding the analyst agreed with) say nothing
+    about the run's decisive failure and are ignored; so are rejected rows. Accepting on the
+    judge's decisive step counts as agreeing with that step. Rows are applied oldest first,
+    so the latest decision wins.
+    """
+    decisive: dict[str, tuple[int, str | None]] = {}
+    accepted: dict[tuple[str, int | None], str] = {}
     for row in annotations.sort("timestamp").iter_rows(named=True):
-        cat, step, status = row["category"], row["step"], row["status"]
-        cur_cat, cur_step = out.get(row["trace_id"], (None, None))
-        if status == "decisive":
-            out[row["trace_id"]] = (cat or cur_cat, step)
-        elif status == "accepted" and cat and cur_cat is None:
-            out[row["trace_id"]] = (cat, cur_step)
+        tid, cat, status = row["trace_id"], row["category"], row["status"]
+        step = None if row["step"] is None or int(row["step"]) < 0 else int(row["step"])
+        if status == "decisive" and step is not None:
+            decisive[tid] = (step, cat)
+        if status in ("accepted", "decisive") and cat:
+            accepted[(tid, step)] = cat
+        elif status == "rejected":
+            accepted.pop((tid, step), None)
+            if tid in decisive and decisive[tid][0] == step:
+                del decisive[tid]
+    out: dict[str, tuple[str | None, int | None]] = {}
+    for tid in {t for t, _s in accepted} | set(decisive):
+        if tid in decisive:
+            step, cat = decisive[tid]
+            out[tid] = (cat or accepted.get((tid, step)), step)
+        else:
+            js = judge_steps.get(tid)
+            cat = accepted.get((tid, js)) if js is not None else None
+            # accepting the category on the judge's decisive step also accepts that step
+            out[tid] = (cat, js) if cat else (accepted.get((tid, None)), None)
     return {k: v for k, v in out.items() if v[0] is not None}
 
 
@@ -67,7 +91,9 @@ def judge_analyst_agreement(runs: pl.DataFrame, annotations: pl.DataFrame) -> Ag
     Returns:
         Agreement over runs that have both a judge category and an analyst category.
     """
-    labels = _analyst_labels(annotations)
+    judge_steps = {str(r[0]): (None if r[1] is None else int(r[1]))
+                   for r in runs.select("trace_id", "decisive_step").iter_rows()} if runs.height else {}
+    labels = _analyst_labels(annotations, judge_steps)
     judge: list[str] = []
     analyst: list[str] = []
     same_step: list[bool] = []

@@ -331,6 +331,10 @@ class Workspace:
         """Label of the action :meth:`undo` would revert."""
         return self._undo[-1][0] if self._undo else None
 
+    def redo_label(self) -> str | None:
+        """Label of the action :meth:`redo` would re-apply."""
+        return self._redo[-1][0] if self._redo else None
+
     def undo(self) -> str | None:
         """Revert the last action (one transaction). Returns its label."""
         with self._lock:
