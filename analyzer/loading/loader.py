@@ -19,6 +19,7 @@ from analyzer.frames.build import empty_frame, steps_frame, traces_frame
 from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS
 from analyzer.jobs import CancelToken, NeverCancel, Progress, no_progress
 from analyzer.loading.cache import ParsedCache, file_digest
+from analyzer.loading.diagnose import diagnose_unclaimed
 from analyzer.loading.jsonio import head_bytes
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.plugin_host.registry import ImporterSpec, PluginHost, default_host
@@ -181,9 +182,13 @@ def load(
         part = LoadResult()
         if not path.exists():
             part.errors.append(LoadError(str(path), None, None, "file not found"))
+        elif not path.is_file():  # a pipe or device would block or never end
+            part.errors.append(LoadError(str(path), None, None, "not a regular file (pipe, socket or device)"))
         elif importer:
             spec = host.importer_spec(importer)
             _read_into(part, path, spec, host, cancel, cache)
+        elif any(s.is_sidecar(path) for s in host.importers()):
+            part.skipped.append(str(path))
         else:
             spec_or_none, candidates, problem = claim(path, host)
             if problem:
@@ -191,20 +196,11 @@ def load(
             elif spec_or_none is None and not candidates:
                 part.skipped.append(str(path))
             elif spec_or_none is None:
-                ids = ", ".join(c.id for c in candidates)
-                part.errors.append(LoadError(str(path), None, None,
-                                             f"no importer recognised this file (tried: {ids})"))
+                part.errors.append(LoadError(str(path), None, None, _unclaimed_reason(path, candidates)))
             else:
                 _read_into(part, path, spec_or_none, host, cancel, cache)
-        # drop runs already loaded from another file (same content => same id)
         if part.traces.height:
-            ids = part.traces["trace_id"].to_list()
-            dup = [t for t in ids if t in seen]
-            if dup:
-                part.notes.extend(f"{path}: run {t} duplicates one in {seen[t]}; skipped" for t in dup)
-                part.traces = part.traces.filter(~pl.col("trace_id").is_in(dup))
-                part.steps = part.steps.filter(~pl.col("trace_id").is_in(dup))
-            seen.update(dict.fromkeys(part.traces["trace_id"].to_list(), str(path)))
+            _drop_duplicate_runs(part, path, seen)
         trace_frames.append(part.traces)
         step_frames.append(part.steps)
         result.errors.extend(part.errors)
@@ -220,6 +216,45 @@ def load(
         result.traces = pl.concat(trace_frames, how="vertical_relaxed")
         result.steps = pl.concat(step_frames, how="vertical_relaxed")
     return result
+
+
+def _unclaimed_reason(path: Path, candidates: list[ImporterSpec]) -> str:
+    tried = [c.id for c in candidates]
+    try:
+        return diagnose_unclaimed(path, head_bytes(path), tried)
+    except OSError as exc:
+        return f"cannot read file: {exc.strerror or exc}"
+
+
+def _drop_duplicate_runs(part: LoadResult, path: Path, seen: dict[str, str]) -> None:
+    """Drop runs already loaded (same content => same id), from other files or earlier in this one."""
+    ids: list[str] = part.traces["trace_id"].to_list()
+    dup: list[str] = []
+    here: set[str] = set()
+    keep_row: list[bool] = []
+    for t in ids:
+        if t in seen or t in here:
+            where = seen.get(t, "this file")
+            part.notes.append(f"{path}: run {t} duplicates one in {where}; skipped")
+            dup.append(t)
+            keep_row.append(False)
+        else:
+            here.add(t)
+            keep_row.append(True)
+    if dup:
+        within = set(dup) & here  # repeated inside this file: keep the first copy only
+        part.traces = part.traces.filter(pl.Series(keep_row))
+        gone = [t for t in set(dup) if t not in within]
+        if gone:
+            part.steps = part.steps.filter(~pl.col("trace_id").is_in(gone))
+        if within:
+            first_rows = part.steps.with_row_index("_r").filter(pl.col("trace_id").is_in(list(within)))
+            # a repeated run has the same steps twice; keep each (trace, step) once
+            dup_rows = first_rows.filter(~pl.struct("trace_id", "step").is_first_distinct())["_r"]
+            part.steps = part.steps.with_row_index("_r").filter(~pl.col("_r").is_in(dup_rows.to_list())).drop("_r")
+        for k in part.formats:
+            part.formats[k] = part.traces.height
+    seen.update(dict.fromkeys(part.traces["trace_id"].to_list(), str(path)))
 
 
 def _read_into(part: LoadResult, path: Path, spec: ImporterSpec, host: PluginHost,

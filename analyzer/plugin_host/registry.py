@@ -52,11 +52,18 @@ class ImporterSpec:
     patterns: tuple[str, ...]
     priority: int
     plugin: str
+    sidecars: tuple[str, ...] = ()
 
     def matches(self, path: Path) -> bool:
         """True when the file name matches one of the patterns."""
         name = path.name.lower()
         return any(fnmatch.fnmatch(name, p.lower()) for p in self.patterns)
+
+    def is_sidecar(self, path: Path) -> bool:
+        """True when the file is a companion file this importer reads beside its runs
+        (e.g. SWE-bench ``results.json``), not a run file itself."""
+        name = path.name.lower()
+        return any(fnmatch.fnmatch(name, p.lower()) for p in self.sidecars)
 
 
 @dataclass
@@ -110,6 +117,27 @@ def _load_callable(ref: str) -> Any:
     return obj
 
 
+def _table_list(data: dict[str, Any], key: str) -> list[Any]:
+    value = data.get(key, [])
+    if not isinstance(value, list):
+        raise TypeError(f"{key} must be an array of tables ([[{key}]])")
+    return value
+
+
+def _str(entry: dict[str, Any], key: str) -> str:
+    value = entry[key]
+    if not isinstance(value, str) or not value:
+        raise TypeError(f"{key} must be a non-empty string")
+    return value
+
+
+def _ref(entry: dict[str, Any]) -> str:
+    ref = _str(entry, "callable")
+    if ":" not in ref:
+        raise ValueError(f"callable {ref!r} must look like 'package.module:name'")
+    return ref
+
+
 class PluginHost:
     """Holds the declared plugins and loads their code on first use."""
 
@@ -132,31 +160,73 @@ class PluginHost:
         return self
 
     def register_manifest(self, manifest: Path | dict[str, Any], source: str = "") -> PluginRecord:
-        """Register the importers and detectors of one manifest (file path or parsed dict)."""
+        """Register the importers and detectors of one manifest (file path or parsed dict).
+
+        A manifest that cannot be read or is malformed registers nothing and becomes a
+        ``PluginRecord(status="failed")``; ids already taken by another plugin are refused.
+        """
+        data: Any = manifest
         if isinstance(manifest, Path):
-            data = tomllib.loads(manifest.read_text(encoding="utf-8"))
             source = source or str(manifest)
-        else:
-            data = manifest
-        name = str(data.get("plugin", {}).get("name", source or "unnamed"))
+            try:
+                data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+                rec = PluginRecord(name=manifest.parent.name or source, source=source, status="failed",
+                                   error=f"cannot read manifest: {type(exc).__name__}: {exc}")
+                self.records.append(rec)
+                return rec
+        plugin = data.get("plugin") if isinstance(data, dict) else None
+        name = str(plugin.get("name", source or "unnamed")) if isinstance(plugin, dict) else (source or "unnamed")
         rec = PluginRecord(name=name, source=source)
         try:
-            for imp in data.get("importers", []):
-                spec = ImporterSpec(id=imp["id"], title=imp.get("title", imp["id"]), callable=imp["callable"],
-                                    patterns=tuple(imp.get("patterns", ["*"])), priority=int(imp.get("priority", 0)),
-                                    plugin=name)
-                self._importers[spec.id] = spec
-                rec.importers.append(spec.id)
-            for det in data.get("detectors", []):
-                dspec = DetectorSpec(id=det["id"], title=det.get("title", det["id"]), callable=det["callable"],
-                                     categories=tuple(det.get("categories", [])), plugin=name,
-                                     needs_embeddings=bool(det.get("needs_embeddings", False)))
-                self._detectors[dspec.id] = dspec
-                rec.detectors.append(dspec.id)
+            if not isinstance(data, dict):
+                raise TypeError("manifest is not a table")
+            importers = [self._importer_spec(imp, name) for imp in _table_list(data, "importers")]
+            detectors = [self._detector_spec(det, name) for det in _table_list(data, "detectors")]
         except (KeyError, TypeError, ValueError) as exc:
             rec.status, rec.error = "failed", f"bad manifest: {type(exc).__name__}: {exc}"
+            self.records.append(rec)
+            return rec
+        taken = [s.id for s in importers if s.id in self._importers] + [
+            d.id for d in detectors if d.id in self._detectors]
+        for spec in importers:
+            if spec.id not in self._importers:
+                self._importers[spec.id] = spec
+                rec.importers.append(spec.id)
+        for dspec in detectors:
+            if dspec.id not in self._detectors:
+                self._detectors[dspec.id] = dspec
+                rec.detectors.append(dspec.id)
+        if taken:
+            rec.status = "failed"
+            rec.error = f"ids already declared by another plugin, ignored: {', '.join(taken)}"
         self.records.append(rec)
         return rec
+
+    @staticmethod
+    def _importer_spec(imp: Any, plugin: str) -> ImporterSpec:
+        if not isinstance(imp, dict):
+            raise TypeError("each [[importers]] entry must be a table")
+        patterns = imp.get("patterns", ["*"])
+        if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+            raise TypeError(f"importer {imp.get('id')!r}: patterns must be a list of strings")
+        sidecars = imp.get("sidecars", [])
+        if not isinstance(sidecars, list) or not all(isinstance(p, str) for p in sidecars):
+            raise TypeError(f"importer {imp.get('id')!r}: sidecars must be a list of strings")
+        return ImporterSpec(id=_str(imp, "id"), title=str(imp.get("title", imp["id"])),
+                            callable=_ref(imp), patterns=tuple(patterns),
+                            priority=int(imp.get("priority", 0)), plugin=plugin, sidecars=tuple(sidecars))
+
+    @staticmethod
+    def _detector_spec(det: Any, plugin: str) -> DetectorSpec:
+        if not isinstance(det, dict):
+            raise TypeError("each [[detectors]] entry must be a table")
+        categories = det.get("categories", [])
+        if not isinstance(categories, list) or not all(isinstance(c, str) for c in categories):
+            raise TypeError(f"detector {det.get('id')!r}: categories must be a list of strings")
+        return DetectorSpec(id=_str(det, "id"), title=str(det.get("title", det["id"])), callable=_ref(det),
+                            categories=tuple(categories), plugin=plugin,
+                            needs_embeddings=bool(det.get("needs_embeddings", False)))
 
     # -- queries ---------------------------------------------------------
     def importers(self) -> list[ImporterSpec]:

@@ -1,0 +1,131 @@
+"""Plain-words diagnosis of a file that no importer claimed.
+
+Instead of only "no importer recognised this file", say what is wrong with it when we can
+tell cheaply: empty, binary, not UTF-8, invalid or truncated JSON, or valid JSON whose shape
+no importer knows. Only the head of the file is read, except for JSON documents up to
+:data:`FULL_PARSE_BYTES`, which are parsed whole to find where they break.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from analyzer.errors import ImportFailure
+from analyzer.loading.jsonio import parse_json
+
+FULL_PARSE_BYTES = 16 * 1024 * 1024
+"""JSON documents up to this size are parsed whole to find out why nobody claimed them."""
+
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"%PDF", "a PDF document"),
+    (b"PK\x03\x04", "a zip archive"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"\x28\xb5\x2f\xfd", "a zstd archive"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+    (b"PAR1", "a Parquet file"),
+)
+_LINES_SUFFIXES = (".jsonl", ".ndjson")
+
+
+def _shape(value: Any) -> str:
+    """Short description of a parsed JSON value."""
+    if isinstance(value, dict):
+        keys = list(value)[:6]
+        more = ", ..." if len(value) > 6 else ""
+        return f"a JSON object with keys {', '.join(keys)}{more}" if keys else "an empty JSON object"
+    if isinstance(value, list):
+        if not value:
+            return "an empty JSON list"
+        kinds = sorted({_kind(v) for v in value[:100]})
+        plural = "/".join(k + ("s" if len(value) > 1 else "") for k in kinds)
+        return f"a JSON list of {len(value)} {plural}"
+    return f"a JSON {_kind(value)} ({str(value)[:40]!r})" if not isinstance(value, str) else "a JSON string"
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if value is None:
+        return "null"
+    return "object" if isinstance(value, dict) else "list"
+
+
+def _text_problem(head: bytes, whole: bool) -> str | None:
+    """Binary / encoding problems visible in the head, or None."""
+    for magic, what in _MAGIC:
+        if head.startswith(magic):
+            return f"file is binary ({what}), not JSON text"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "file is UTF-16 text; save it as UTF-8"
+    if b"\x00" in head[:8192]:
+        return "file looks binary (contains NUL bytes), not JSON text"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # a multi-byte character cut by the end of the head is not an error
+        if whole or exc.start < len(head) - 4:
+            return f"file is not valid UTF-8 text (bad byte at offset {exc.start})"
+    return None
+
+
+def _first_line(path: Path, limit: int) -> tuple[int, bytes] | None:
+    with path.open("rb") as fh:
+        for lineno in range(1, 101):
+            line = fh.readline(limit + 1)
+            if not line:
+                return None
+            if len(line) > limit:
+                return None
+            if line.strip():
+                return lineno, line
+    return None
+
+
+def diagnose_unclaimed(path: Path, head: bytes, tried: list[str]) -> str:
+    """Reason to report for a file whose pattern matched importers but none claimed it.
+
+    Args:
+        path: The file.
+        head: Its first bytes (as given to the sniffers).
+        tried: Ids of the importers whose patterns matched.
+
+    Returns:
+        A plain-words reason naming what is wrong, ending with the importers tried.
+    """
+    suffix = f" (tried: {', '.join(tried)})" if tried else ""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        return f"cannot read file: {exc.strerror or exc}"
+    if size == 0:
+        return "file is empty"
+    whole = size <= len(head)
+    if whole and not head.strip():
+        return "file holds only whitespace"
+    problem = _text_problem(head, whole)
+    if problem:
+        return problem
+    try:
+        if path.suffix.lower() in _LINES_SUFFIXES:
+            first = _first_line(path, FULL_PARSE_BYTES)
+            if first is None:
+                return f"no importer recognised this file{suffix}"
+            lineno, line = first
+            value = parse_json(line, f"line {lineno}")
+            return f"line {lineno} is {_shape(value)}, a shape no importer recognised{suffix}"
+        if size > FULL_PARSE_BYTES:
+            return f"no importer recognised this file{suffix}"
+        value = parse_json(path.read_bytes(), "file")
+    except ImportFailure as exc:
+        return exc.reason
+    except (OSError, RecursionError, MemoryError) as exc:
+        return f"cannot read file: {type(exc).__name__}"
+    return f"file is {_shape(value)}, a shape no importer recognised{suffix}"

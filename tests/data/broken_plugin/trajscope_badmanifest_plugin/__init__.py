@@ -1,0 +1,1 @@
+"""Test fixture: a third-party plugin with a malformed manifest."""
