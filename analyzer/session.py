@@ -1,21 +1,26 @@
-"""Qt-free session: frames, analysis, filters and the one shared selection.
+"""Qt-free session: frames, analysis, annotations, filters and the one shared selection.
 
 Views observe the session through plain psygnal signals; ``ui/`` adapters forward them to
-Qt on the GUI thread. Models know nothing of views.
+Qt on the GUI thread. Models know nothing of views. Filtering and sorting happen here, in
+polars, so every view (and a script) sees the same runs.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 import polars as pl
 from psygnal import Signal
 
-from analyzer.analysis.result import AnalysisResult
+from analyzer.analysis.result import RUN_COLUMNS, AnalysisResult
 from analyzer.errors import LoadError
 from analyzer.frames.build import empty_frame
-from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS
+from analyzer.frames.columns import ANNOTATION_COLUMNS, STEP_COLUMNS, TRACE_COLUMNS
 from analyzer.loading.loader import LoadResult
+
+ANALYST_STATUS_ORDER: tuple[str, ...] = ("decisive", "accepted", "rejected", "suggested")
+"""Annotation statuses from most to least telling; a run shows the first one it has."""
 
 
 @dataclass(frozen=True)
@@ -37,12 +42,167 @@ class Selection:
     finding: int | None = None
 
 
+@dataclass(frozen=True)
+class RunFilter:
+    """Which runs the runs table shows.
+
+    Attributes:
+        text: Case-insensitive text searched in the task and in every step's text.
+        outcomes: Keep only these outcomes (empty: all).
+        models: Keep only these models (empty: all).
+        categories: Keep only these decisive-failure categories (empty: all).
+        tags: Keep runs carrying any of these tags (empty: all).
+        min_confidence: Lowest confidence kept (runs without a confidence are dropped when set).
+        max_confidence: Highest confidence kept.
+    """
+
+    text: str = ""
+    outcomes: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    min_confidence: float | None = None
+    max_confidence: float | None = None
+
+    def is_empty(self) -> bool:
+        """True when the filter keeps every run."""
+        return self == RunFilter()
+
+    def to_json(self) -> dict[str, object]:
+        """Plain JSON object (for saved filters)."""
+        return {
+            "text": self.text, "outcomes": list(self.outcomes), "models": list(self.models),
+            "categories": list(self.categories), "tags": list(self.tags),
+            "min_confidence": self.min_confidence, "max_confidence": self.max_confidence,
+        }
+
+    @classmethod
+    def from_json(cls, obj: object) -> RunFilter:
+        """Filter from a parsed JSON object; unknown or wrongly typed keys are ignored."""
+        if not isinstance(obj, dict):
+            return cls()
+
+        def strings(key: str) -> tuple[str, ...]:
+            v = obj.get(key)
+            return tuple(str(x) for x in v) if isinstance(v, list) else ()
+
+        def number(key: str) -> float | None:
+            v = obj.get(key)
+            return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+        text = obj.get("text")
+        return cls(text=text if isinstance(text, str) else "", outcomes=strings("outcomes"),
+                   models=strings("models"), categories=strings("categories"), tags=strings("tags"),
+                   min_confidence=number("min_confidence"), max_confidence=number("max_confidence"))
+
+
+def filter_runs(runs: pl.DataFrame, steps: pl.DataFrame, flt: RunFilter) -> pl.DataFrame:
+    """Apply a :class:`RunFilter` to a runs view (see :meth:`Session.runs_view`).
+
+    Args:
+        runs: Runs view frame.
+        steps: Steps frame, searched for ``flt.text``.
+        flt: The filter.
+
+    Returns:
+        The kept rows, in their original order.
+    """
+    conds: list[pl.Expr] = []
+    if flt.outcomes:
+        conds.append(pl.col("outcome").is_in(list(flt.outcomes)))
+    if flt.models:
+        conds.append(pl.col("model").is_in(list(flt.models)))
+    if flt.categories:
+        conds.append(pl.col("category").is_in(list(flt.categories)))
+    if flt.tags:
+        tag_expr = pl.col("tags").fill_null("").str.split(", ").list.eval(
+            pl.element().is_in(list(flt.tags))).list.any()
+        conds.append(tag_expr)
+    if flt.min_confidence is not None:
+        conds.append(pl.col("confidence") >= flt.min_confidence)
+    if flt.max_confidence is not None:
+        conds.append(pl.col("confidence") <= flt.max_confidence)
+    out = runs.filter(pl.all_horizontal(conds)) if conds else runs
+    needle = flt.text.strip()
+    if needle:
+        pattern = "(?i)" + re.escape(needle)
+        hit_steps = steps.filter(pl.col("text").str.contains(pattern))["trace_id"].unique()
+        out = out.filter(pl.col("task").fill_null("").str.contains(pattern)
+                         | pl.col("trace_id").str.contains(pattern)
+                         | pl.col("trace_id").is_in(hit_steps.implode()))
+    return out
+
+
+def run_labels(annotations: pl.DataFrame) -> pl.DataFrame:
+    """Per-run ``tags`` (categories and custom tags, comma-separated) and ``analyst_status``.
+
+    Rejected annotations do not contribute their category. The status is the most telling
+    one the run has (:data:`ANALYST_STATUS_ORDER`).
+
+    Args:
+        annotations: Frame with ANNOTATION_COLUMNS.
+
+    Returns:
+        Frame with columns ``trace_id``, ``tags``, ``analyst_status``.
+    """
+    schema = {"trace_id": pl.Utf8, "tags": pl.Utf8, "analyst_status": pl.Utf8}
+    if annotations.height == 0:
+        return pl.DataFrame(schema=schema)
+    rank = {s: i for i, s in enumerate(ANALYST_STATUS_ORDER)}
+    tags: dict[str, set[str]] = {}
+    status: dict[str, str] = {}
+    for row in annotations.select("trace_id", "category", "tags", "status").iter_rows(named=True):
+        tid = row["trace_id"]
+        bag = tags.setdefault(tid, set())
+        st = row["status"] or ""
+        if row["category"] and st != "rejected":
+            bag.add(row["category"])
+        for t in (row["tags"] or "").split(","):
+            if t.strip():
+                bag.add(t.strip())
+        if st and rank.get(st, 99) < rank.get(status.get(tid, ""), 100):
+            status[tid] = st
+    return pl.DataFrame(
+        {"trace_id": list(tags),
+         "tags": [", ".join(sorted(v)) or None for v in tags.values()],
+         "analyst_status": [status.get(t) for t in tags]},
+        schema=schema)
+
+
+@dataclass(frozen=True)
+class SessionCounts:
+    """Numbers shown in the status bar.
+
+    Attributes:
+        runs: Loaded runs.
+        failed: Runs whose outcome is failure.
+        tagged: Runs with at least one analyst tag or category.
+        analysed: Runs with an analysis row.
+        load_problems: Bad files or records.
+        shown: Runs kept by the current filter.
+    """
+
+    runs: int = 0
+    failed: int = 0
+    tagged: int = 0
+    analysed: int = 0
+    load_problems: int = 0
+    shown: int = 0
+
+
+@dataclass
+class _Cache:
+    runs_view: pl.DataFrame | None = None
+    filtered: pl.DataFrame | None = None
+
+
 class Session:
     """Holds what the analyst is looking at. Emits signals on every change."""
 
     traces_changed = Signal()
     load_errors_changed = Signal()
     analysis_changed = Signal()
+    annotations_changed = Signal()
     selection_changed = Signal(object)
     filter_changed = Signal()
 
@@ -51,8 +211,18 @@ class Session:
         self.steps: pl.DataFrame = empty_frame(STEP_COLUMNS)
         self.load_errors: list[LoadError] = []
         self.analysis: AnalysisResult = AnalysisResult()
+        self.annotations: pl.DataFrame = empty_frame(ANNOTATION_COLUMNS)
         self.selection = Selection()
-        self.filter_text: str = ""
+        self.filter: RunFilter = RunFilter()
+        self._cache = _Cache()
+
+    @property
+    def filter_text(self) -> str:
+        """Text part of the current filter."""
+        return self.filter.text
+
+    def _invalidate(self) -> None:
+        self._cache = _Cache()
 
     # -- data --------------------------------------------------------------
     def add_load_result(self, res: LoadResult) -> None:
@@ -63,31 +233,96 @@ class Session:
             self.traces = pl.concat([self.traces, new], how="vertical_relaxed")
             self.steps = pl.concat([self.steps, res.steps.filter(pl.col("trace_id").is_in(ids))],
                                    how="vertical_relaxed")
+            self._invalidate()
             self.traces_changed.emit()
         if res.errors:
             self.load_errors.extend(res.errors)
             self.load_errors_changed.emit()
 
     def clear(self) -> None:
-        """Forget every loaded run and analysis."""
-        self.__init__()  # type: ignore[misc]
+        """Forget every loaded run, analysis, load problem and the selection."""
+        self.traces = empty_frame(TRACE_COLUMNS)
+        self.steps = empty_frame(STEP_COLUMNS)
+        self.load_errors = []
+        self.analysis = AnalysisResult()
+        self._invalidate()
         self.traces_changed.emit()
+        self.load_errors_changed.emit()
         self.analysis_changed.emit()
+        self.select(trace_ids=(), trace_id=None, steps=(), step=None, finding=None)
+
+    def clear_load_errors(self) -> None:
+        """Forget the listed load problems."""
+        self.load_errors = []
+        self.load_errors_changed.emit()
 
     def merge_analysis(self, result: AnalysisResult) -> None:
         """Merge (partial) analysis results; newer rows replace older ones per run."""
         self.analysis = self.analysis.merge(result)
+        self._invalidate()
         self.analysis_changed.emit()
+
+    def set_annotations(self, annotations: pl.DataFrame) -> None:
+        """Replace the analyst annotations (ANNOTATION_COLUMNS), e.g. after a workspace write."""
+        self.annotations = annotations
+        self._invalidate()
+        self.annotations_changed.emit()
 
     def run_steps(self, trace_id: str) -> pl.DataFrame:
         """Steps of one run, in order."""
         return self.steps.filter(pl.col("trace_id") == trace_id).sort("step")
 
+    def run_row(self, trace_id: str) -> dict[str, object] | None:
+        """The runs-view row of one run, as a dict (None if unknown)."""
+        rows = self.runs_view().filter(pl.col("trace_id") == trace_id)
+        return rows.row(0, named=True) if rows.height else None
+
+    def run_step_values(self, trace_id: str) -> pl.DataFrame:
+        """Per-step analysis values of one run (STEP_VALUE_COLUMNS), in order."""
+        return self.analysis.step_values.filter(pl.col("trace_id") == trace_id).sort("step")
+
+    def run_findings(self, trace_id: str) -> pl.DataFrame:
+        """Findings of one run with their row index in the findings frame (column ``finding``)."""
+        f = self.analysis.findings.with_row_index("finding")
+        return f.filter(pl.col("trace_id") == trace_id).sort(["step", "finding"])
+
     def runs_view(self) -> pl.DataFrame:
-        """Traces joined with their analysis row (what the runs table shows)."""
-        if self.analysis.runs.height == 0:
-            return self.traces
-        return self.traces.join(self.analysis.runs, on="trace_id", how="left")
+        """Traces joined with their analysis row and analyst labels (what the runs table shows).
+
+        Always has the TRACE_COLUMNS, the RUN_COLUMNS (null until analysed), ``tags`` and
+        ``analyst_status``.
+        """
+        if self._cache.runs_view is None:
+            runs = self.analysis.runs
+            if runs.height == 0:
+                runs = empty_frame(RUN_COLUMNS)
+            view = self.traces.join(runs.unique("trace_id", keep="last"), on="trace_id", how="left")
+            labels = run_labels(self.annotations)
+            self._cache.runs_view = view.join(labels, on="trace_id", how="left")
+        return self._cache.runs_view
+
+    def filtered_runs(self) -> pl.DataFrame:
+        """The runs view with the current filter applied."""
+        if self._cache.filtered is None:
+            view = self.runs_view()
+            self._cache.filtered = view if self.filter.is_empty() else filter_runs(view, self.steps, self.filter)
+        return self._cache.filtered
+
+    def set_filter(self, flt: RunFilter) -> None:
+        """Change the run filter and notify if it changed."""
+        if flt != self.filter:
+            self.filter = flt
+            self._cache.filtered = None
+            self.filter_changed.emit()
+
+    def counts(self) -> SessionCounts:
+        """Numbers for the status bar."""
+        view = self.runs_view()
+        failed = int((view["outcome"] == "failure").sum()) if view.height else 0
+        tagged = int(view["tags"].is_not_null().sum()) if view.height else 0
+        analysed = int(view["value_estimator"].is_not_null().sum()) if view.height else 0
+        return SessionCounts(runs=view.height, failed=failed, tagged=tagged, analysed=analysed,
+                             load_problems=len(self.load_errors), shown=self.filtered_runs().height)
 
     # -- selection -----------------------------------------------------------
     def select(self, **changes: object) -> None:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QLabel, QMenu, QWidget
 
@@ -673,7 +673,7 @@ def install_tagging(main_window: Any) -> TaggingController:
     from ui.views.tagging_desk import TaggingDesk
 
     ctrl.desk = TaggingDesk(ctrl, main_window)
-    main_window.add_tab(ctrl.desk, ctrl.tr("Tagging desk"), "tagging")
+    main_window.add_tab(ctrl.desk, QCoreApplication.translate("TaggingController", "Tagging desk"), "tagging")
     editor = getattr(getattr(main_window, "inspector", None), "annotation_editor", None)
     if editor is not None and hasattr(editor, "set_controller"):
         editor.set_controller(ctrl)

@@ -1,0 +1,2358 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name />
+    <message>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Undo the last tagging action</source>
+        <translation>撤销上一次标注操作</translation>
+    </message>
+    <message>
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Redo the last undone tagging action</source>
+        <translation>重做上一次撤销的标注操作</translation>
+    </message>
+    <message>
+        <source>Tag as {category}</source>
+        <translation>标注为{category}</translation>
+    </message>
+    <message>
+        <source>Tag the selected steps (transcript) or runs (runs table) with this category</source>
+        <translation>用此类别标注所选步骤（记录中）或运行（运行表中）</translation>
+    </message>
+    <message>
+        <source>Clear category</source>
+        <translation>清除类别</translation>
+    </message>
+    <message>
+        <source>Remove the analyst's category from the selected steps or runs</source>
+        <translation>从所选步骤或运行中移除分析员的类别</translation>
+    </message>
+    <message>
+        <source>Mark as &amp;decisive step</source>
+        <translation>标记为决定性步骤(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Make the selected step the run's decisive step (overrides the suggestion)</source>
+        <translation>将所选步骤设为该运行的决定性步骤（覆盖建议）</translation>
+    </message>
+    <message>
+        <source>&amp;Accept suggestion</source>
+        <translation>接受建议(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Accept the judge's suggestion at the current finding or step</source>
+        <translation>接受评审模型在当前发现或步骤上的建议</translation>
+    </message>
+    <message>
+        <source>&amp;Reject suggestion</source>
+        <translation>拒绝建议(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Reject the judge's suggestion at the current finding or step</source>
+        <translation>拒绝评审模型在当前发现或步骤上的建议</translation>
+    </message>
+    <message>
+        <source>Add custom &amp;tag…</source>
+        <translation>添加自定义标签(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>Add a custom tag to the selected steps or runs</source>
+        <translation>为所选步骤或运行添加自定义标签</translation>
+    </message>
+    <message>
+        <source>Review &amp;queue</source>
+        <translation>审阅队列(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Walk the judge's suggestions one by one</source>
+        <translation>逐条审阅评审模型的建议</translation>
+    </message>
+    <message>
+        <source>&amp;New workspace…</source>
+        <translation>新建工作区(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>Start an empty workspace file for annotations</source>
+        <translation>新建一个空的标注工作区文件</translation>
+    </message>
+    <message>
+        <source>Open &amp;workspace…</source>
+        <translation>打开工作区(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>Open a workspace file with annotations</source>
+        <translation>打开包含标注的工作区文件</translation>
+    </message>
+    <message>
+        <source>Analyst &amp;name…</source>
+        <translation>分析员姓名(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>Name written with every annotation</source>
+        <translation>写入每条标注的姓名</translation>
+    </message>
+    <message>
+        <source>&amp;Report and tables…</source>
+        <translation>报告和表格(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Export CSV/Parquet tables and the annotated HTML, PDF and Markdown report</source>
+        <translation>导出 CSV/Parquet 表格以及带标注的 HTML、PDF 和 Markdown 报告</translation>
+    </message>
+    <message>
+        <source>&amp;Annotations as JSONL…</source>
+        <translation>标注导出为 JSONL(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Share your annotations with another analyst</source>
+        <translation>与其他分析员共享你的标注</translation>
+    </message>
+    <message>
+        <source>&amp;Import annotations…</source>
+        <translation>导入标注(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Merge another analyst's annotations (JSONL) and review conflicts</source>
+        <translation>合并其他分析员的标注（JSONL）并审阅冲突</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Tag &amp;selection as</source>
+        <translation>将所选项标注为(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Tag all runs &amp;matching the filter as</source>
+        <translation>将符合筛选条件的所有运行标注为(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Recent workspaces</source>
+        <translation>最近的工作区</translation>
+    </message>
+</context>
+<context>
+    <name>AnnotationEditor</name>
+    <message>
+        <source>Annotate the selected step or the whole run</source>
+        <translation>标注所选步骤或整个运行</translation>
+    </message>
+    <message>
+        <source>This step</source>
+        <translation>此步骤</translation>
+    </message>
+    <message>
+        <source>Whole run</source>
+        <translation>整个运行</translation>
+    </message>
+    <message>
+        <source>The analyst's failure category (keys 1-9, 0)</source>
+        <translation>分析员标注的失败类别（按键 1–9、0）</translation>
+    </message>
+    <message>
+        <source>— no category —</source>
+        <translation>— 无类别 —</translation>
+    </message>
+    <message>
+        <source>Decisive (D)</source>
+        <translation>决定性 (D)</translation>
+    </message>
+    <message>
+        <source>Make this step the run's decisive step</source>
+        <translation>将此步骤设为该运行的决定性步骤</translation>
+    </message>
+    <message>
+        <source>Accept (A)</source>
+        <translation>接受 (A)</translation>
+    </message>
+    <message>
+        <source>Accept the judge's suggestion here</source>
+        <translation>接受此处评审模型的建议</translation>
+    </message>
+    <message>
+        <source>Reject (R)</source>
+        <translation>拒绝 (R)</translation>
+    </message>
+    <message>
+        <source>Reject the judge's suggestion here</source>
+        <translation>拒绝此处评审模型的建议</translation>
+    </message>
+    <message>
+        <source>Add a custom tag, Enter</source>
+        <translation>添加自定义标签，按 Enter</translation>
+    </message>
+    <message>
+        <source>Free-text note (saved automatically)</source>
+        <translation>自由文本备注（自动保存）</translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <source>Select a run or a step to annotate it.</source>
+        <translation>选择一个运行或步骤以进行标注。</translation>
+    </message>
+    <message>
+        <source>step {n}</source>
+        <translation>步骤 {n}</translation>
+    </message>
+    <message>
+        <source>whole run</source>
+        <translation>整个运行</translation>
+    </message>
+    <message>
+        <source>No workspace is open.</source>
+        <translation>没有打开的工作区。</translation>
+    </message>
+    <message>
+        <source>analyst's decisive step</source>
+        <translation>分析员指定的决定性步骤</translation>
+    </message>
+    <message>
+        <source>by {author} at {time}</source>
+        <translation>{author} 于 {time}</translation>
+    </message>
+    <message>
+        <source>not annotated yet</source>
+        <translation>尚未标注</translation>
+    </message>
+    <message>
+        <source>judge: {category} at step {step}</source>
+        <translation>评审：步骤 {step} 为{category}</translation>
+    </message>
+    <message>
+        <source>(decisive)</source>
+        <translation>（决定性）</translation>
+    </message>
+    <message>
+        <source>judge: {categories}</source>
+        <translation>评审：{categories}</translation>
+    </message>
+    <message>
+        <source>Remove the tag “{tag}”</source>
+        <translation>移除标签“{tag}”</translation>
+    </message>
+    <message>
+        <source>saved</source>
+        <translation>已保存</translation>
+    </message>
+    <message>
+        <source>editing…</source>
+        <translation>编辑中…</translation>
+    </message>
+    <message>
+        <source>not saved</source>
+        <translation>未保存</translation>
+    </message>
+</context>
+<context>
+    <name>App</name>
+    <message>
+        <source>Something went wrong: {err}. Your data is safe; you can copy the details for a bug report.</source>
+        <translation>出现错误：{err}。您的数据是安全的；可以复制详情用于错误报告。</translation>
+    </message>
+</context>
+<context>
+    <name>ComparePanel</name>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Framework</source>
+        <translation>框架</translation>
+    </message>
+    <message>
+        <source>Task family</source>
+        <translation>任务类别</translation>
+    </message>
+    <message>
+        <source>What to compare</source>
+        <translation>比较的对象</translation>
+    </message>
+    <message>
+        <source>The largest groups are drawn; the rest are pooled into one group</source>
+        <translation>绘制最大的几个组；其余合并为一组</translation>
+    </message>
+    <message>
+        <source>Compare by</source>
+        <translation>比较维度</translation>
+    </message>
+    <message>
+        <source>Largest groups shown</source>
+        <translation>显示的最大组数</translation>
+    </message>
+    <message>
+        <source>Pass rate with 95% CI</source>
+        <translation>通过率（95% 置信区间）</translation>
+    </message>
+    <message>
+        <source>Decisive failure categories (share of failed runs)</source>
+        <translation>决定性失败类别（占失败运行的比例）</translation>
+    </message>
+    <message>
+        <source>Decisive step position (▼ group medians)</source>
+        <translation>决定性步骤位置（▼ 各组中位数）</translation>
+    </message>
+    <message>
+        <source>Horizon: success vs run length</source>
+        <translation>时域：成功率与运行长度</translation>
+    </message>
+    <message>
+        <source>Self-conditioning</source>
+        <translation>自我条件化</translation>
+    </message>
+    <message>
+        <source>Open traces to compare models.</source>
+        <translation>打开轨迹后即可比较模型。</translation>
+    </message>
+    <message>
+        <source>Model metrics are not available in this build ({err}).</source>
+        <translation>此版本中没有模型指标（{err}）。</translation>
+    </message>
+    <message>
+        <source>{runs} runs in {groups} groups, {analysed} analysed (the runs the current filter shows).</source>
+        <translation>{groups} 个组中共 {runs} 个运行，已分析 {analysed} 个（当前筛选显示的运行）。</translation>
+    </message>
+    <message>
+        <source>{n} smaller groups are pooled as “{other}”.</source>
+        <translation>{n} 个较小的组合并为“{other}”。</translation>
+    </message>
+    <message>
+        <source>Analyse the runs to see failure categories, decisive steps and horizons.</source>
+        <translation>分析这些运行后即可看到失败类别、决定性步骤和时域。</translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Pass rate</source>
+        <translation>通过率</translation>
+    </message>
+    <message>
+        <source>95% CI</source>
+        <translation>95% 置信区间</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Attributed</source>
+        <translation>已归因</translation>
+    </message>
+    <message>
+        <source>Top failure category</source>
+        <translation>最主要的失败类别</translation>
+    </message>
+    <message>
+        <source>Decisive step (median position)</source>
+        <translation>决定性步骤（中位位置）</translation>
+    </message>
+    <message>
+        <source>Per-step reliability p̂</source>
+        <translation>单步可靠性 p̂</translation>
+    </message>
+    <message>
+        <source>H50 (steps)</source>
+        <translation>H50（步）</translation>
+    </message>
+    <message>
+        <source>H80 (steps)</source>
+        <translation>H80（步）</translation>
+    </message>
+    <message>
+        <source>Labels</source>
+        <translation>标签来源</translation>
+    </message>
+    <message>
+        <source>No categorised failures yet</source>
+        <translation>暂无已分类的失败</translation>
+    </message>
+    <message>
+        <source>no failures</source>
+        <translation>无失败</translation>
+    </message>
+    <message>
+        <source>No decisive steps yet</source>
+        <translation>暂无决定性步骤</translation>
+    </message>
+    <message>
+        <source>relative position (0 first step, 1 last)</source>
+        <translation>相对位置（0 为第一步，1 为最后一步）</translation>
+    </message>
+    <message>
+        <source>failed runs</source>
+        <translation>失败运行数</translation>
+    </message>
+    <message>
+        <source>Needs analysed runs (decisive steps)</source>
+        <translation>需要已分析的运行（决定性步骤）</translation>
+    </message>
+    <message>
+        <source>run length (steps); ● H80, H50</source>
+        <translation>运行长度（步）；● H80、H50</translation>
+    </message>
+    <message>
+        <source>No steps</source>
+        <translation>没有步骤</translation>
+    </message>
+    <message>
+        <source>all runs (95% CI)</source>
+        <translation>所有运行（95% 置信区间）</translation>
+    </message>
+    <message>
+        <source>k prior errors; thin lines: groups</source>
+        <translation>先前错误数 k；细线：各组</translation>
+    </message>
+</context>
+<context>
+    <name>ExportDialog</name>
+    <message>
+        <source>Export report and tables</source>
+        <translation>导出报告和表格</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>CSV</source>
+        <translation>CSV</translation>
+    </message>
+    <message>
+        <source>Parquet</source>
+        <translation>Parquet</translation>
+    </message>
+    <message>
+        <source>HTML</source>
+        <translation>HTML</translation>
+    </message>
+    <message>
+        <source>PDF</source>
+        <translation>PDF</translation>
+    </message>
+    <message>
+        <source>Markdown</source>
+        <translation>Markdown</translation>
+    </message>
+    <message>
+        <source>All {n} loaded runs</source>
+        <translation>全部 {n} 个已加载运行</translation>
+    </message>
+    <message>
+        <source>The {n} runs the table shows</source>
+        <translation>表格中显示的 {n} 个运行</translation>
+    </message>
+    <message>
+        <source>TrajScope failure report</source>
+        <translation>TrajScope 失败分析报告</translation>
+    </message>
+    <message>
+        <source>Tables: traces, steps, findings, models and annotations (same columns as “trajscope analyze”). Your reviewed labels count wherever they exist.</source>
+        <translation>表格：轨迹、步骤、发现、模型和标注（列与“trajscope analyze”相同）。只要存在你审阅过的标注，就以其为准。</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Tables</source>
+        <translation>表格</translation>
+    </message>
+    <message>
+        <source>Report</source>
+        <translation>报告</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Title</source>
+        <translation>标题</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>打开文件夹</translation>
+    </message>
+    <message>
+        <source>Export into folder</source>
+        <translation>导出到文件夹</translation>
+    </message>
+    <message>
+        <source>Choose at least one format.</source>
+        <translation>请至少选择一种格式。</translation>
+    </message>
+    <message>
+        <source>Choose a folder.</source>
+        <translation>请选择一个文件夹。</translation>
+    </message>
+    <message>
+        <source>Export failed: {msg}</source>
+        <translation>导出失败：{msg}</translation>
+    </message>
+    <message>
+        <source>Wrote {n} files:</source>
+        <translation>已写入 {n} 个文件：</translation>
+    </message>
+    <message>
+        <source>Problems:</source>
+        <translation>问题：</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>已取消。</translation>
+    </message>
+</context>
+<context>
+    <name>FilterBar</name>
+    <message>
+        <source>Search task and step text…</source>
+        <translation>搜索任务和步骤文本…</translation>
+    </message>
+    <message>
+        <source>Case-insensitive search in each run's task and in the text of every step (Ctrl+L)</source>
+        <translation>在每个运行的任务和所有步骤文本中搜索，不区分大小写（Ctrl+L）</translation>
+    </message>
+    <message>
+        <source>Filters</source>
+        <translation>筛选</translation>
+    </message>
+    <message>
+        <source>Show filters by outcome, model, category, tag and confidence</source>
+        <translation>按结果、模型、类别、标签和置信度筛选</translation>
+    </message>
+    <message>
+        <source>Saved</source>
+        <translation>已保存</translation>
+    </message>
+    <message>
+        <source>Save the current filter or apply a saved one</source>
+        <translation>保存当前筛选或应用已保存的筛选</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清除</translation>
+    </message>
+    <message>
+        <source>Show every run</source>
+        <translation>显示所有运行</translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>All outcomes</source>
+        <translation>所有结果</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>All models</source>
+        <translation>所有模型</translation>
+    </message>
+    <message>
+        <source>Failure category of the decisive step</source>
+        <translation>决定性步骤的失败类别</translation>
+    </message>
+    <message>
+        <source>All categories</source>
+        <translation>所有类别</translation>
+    </message>
+    <message>
+        <source>Analyst tag</source>
+        <translation>分析员标签</translation>
+    </message>
+    <message>
+        <source>All tags</source>
+        <translation>所有标签</translation>
+    </message>
+    <message>
+        <source>Lowest confidence shown</source>
+        <translation>显示的最低置信度</translation>
+    </message>
+    <message>
+        <source>Highest confidence shown</source>
+        <translation>显示的最高置信度</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>Save current filter…</source>
+        <translation>保存当前筛选…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Save filter</source>
+        <translation>保存筛选</translation>
+    </message>
+    <message>
+        <source>Name of this filter:</source>
+        <translation>筛选条件名称：</translation>
+    </message>
+</context>
+<context>
+    <name>ImportReportDialog</name>
+    <message>
+        <source>Imported annotations</source>
+        <translation>已导入的标注</translation>
+    </message>
+    <message>
+        <source>{added} added, {updated} updated, {same} already present. {conflicts} conflicts, {errors} lines skipped.</source>
+        <translation>新增 {added} 条，更新 {updated} 条，{same} 条已存在。{conflicts} 个冲突，跳过 {errors} 行。</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <source>Yours</source>
+        <translation>你的</translation>
+    </message>
+    <message>
+        <source>Theirs</source>
+        <translation>对方</translation>
+    </message>
+    <message>
+        <source>Their note</source>
+        <translation>对方的备注</translation>
+    </message>
+    <message>
+        <source>Resolution</source>
+        <translation>处理方式</translation>
+    </message>
+    <message>
+        <source>Conflicts (same step, different category). Both labels are kept; choose whose category you adopt:</source>
+        <translation>冲突（同一步骤，类别不同）。两个标注都会保留；请选择采用谁的类别：</translation>
+    </message>
+    <message>
+        <source>Adopt theirs</source>
+        <translation>采用对方的</translation>
+    </message>
+    <message>
+        <source>Set your category of the selected conflicts to the other analyst's</source>
+        <translation>将所选冲突中你的类别改为另一位分析员的类别</translation>
+    </message>
+    <message>
+        <source>Keep mine</source>
+        <translation>保留我的</translation>
+    </message>
+    <message>
+        <source>Show in transcript</source>
+        <translation>在记录中显示</translation>
+    </message>
+    <message>
+        <source>Lines that could not be imported:</source>
+        <translation>无法导入的行：</translation>
+    </message>
+    <message>
+        <source>both kept</source>
+        <translation>两者都保留</translation>
+    </message>
+    <message>
+        <source>adopted theirs</source>
+        <translation>已采用对方的</translation>
+    </message>
+    <message>
+        <source>kept mine</source>
+        <translation>已保留我的</translation>
+    </message>
+</context>
+<context>
+    <name>InspectorPane</name>
+    <message>
+        <source>Select a run, a step or a finding to inspect it.</source>
+        <translation>选择一个运行、步骤或发现以查看详情。</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>score</source>
+        <translation>得分</translation>
+    </message>
+    <message>
+        <source>Analysis</source>
+        <translation>分析</translation>
+    </message>
+    <message>
+        <source>at step {s}</source>
+        <translation>位于步骤 {s}</translation>
+    </message>
+    <message>
+        <source>Not analysed yet. Analysis ▸ Analyze selected runs (Ctrl+R).</source>
+        <translation>尚未分析。请使用 分析 ▸ 分析所选运行（Ctrl+R）。</translation>
+    </message>
+    <message>
+        <source>Label in the file</source>
+        <translation>文件中的标注</translation>
+    </message>
+    <message>
+        <source>Analyst</source>
+        <translation>分析员</translation>
+    </message>
+    <message>
+        <source>Step {n}</source>
+        <translation>步骤 {n}</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation>价值</translation>
+    </message>
+    <message>
+        <source>drop</source>
+        <translation>下降</translation>
+    </message>
+    <message>
+        <source>alignment</source>
+        <translation>对齐度</translation>
+    </message>
+    <message>
+        <source>decisive score</source>
+        <translation>决定性得分</translation>
+    </message>
+    <message>
+        <source>judge value</source>
+        <translation>评审价值</translation>
+    </message>
+    <message>
+        <source>This step reports an error.</source>
+        <translation>此步骤报告了错误。</translation>
+    </message>
+    <message>
+        <source>Tool call</source>
+        <translation>工具调用</translation>
+    </message>
+    <message>
+        <source>… {n} more characters</source>
+        <translation>… 还有 {n} 个字符</translation>
+    </message>
+    <message>
+        <source>Findings</source>
+        <translation>发现</translation>
+    </message>
+    <message>
+        <source>Evidence: steps</source>
+        <translation>证据：步骤</translation>
+    </message>
+    <message>
+        <source>Findings ({n})</source>
+        <translation>发现（{n}）</translation>
+    </message>
+    <message>
+        <source>step {n}</source>
+        <translation>步骤 {n}</translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Framework</source>
+        <translation>框架</translation>
+    </message>
+    <message>
+        <source>Task family</source>
+        <translation>任务类别</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步骤数</translation>
+    </message>
+    <message>
+        <source>{n} ({e} errors)</source>
+        <translation>{n}（{e} 个错误）</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>令牌</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>Final answer</source>
+        <translation>最终答案</translation>
+    </message>
+    <message>
+        <source>Decisive step</source>
+        <translation>决定性步骤</translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>Candidates</source>
+        <translation>候选</translation>
+    </message>
+    <message>
+        <source>Rationale</source>
+        <translation>理由</translation>
+    </message>
+    <message>
+        <source>Largest drop</source>
+        <translation>最大下降</translation>
+    </message>
+    <message>
+        <source>Lowest value</source>
+        <translation>最低价值</translation>
+    </message>
+    <message>
+        <source>Estimator</source>
+        <translation>估计器</translation>
+    </message>
+    <message>
+        <source>Judge</source>
+        <translation>评审模型</translation>
+    </message>
+    <message>
+        <source>Problems</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Tags</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>Review</source>
+        <translation>审阅</translation>
+    </message>
+</context>
+<context>
+    <name>JudgeDialog</name>
+    <message>
+        <source>Judge model</source>
+        <translation>评审模型</translation>
+    </message>
+    <message>
+        <source>The judge is a small local language model that re-ranks candidate decisive steps, names the failure category and draws its own value curve. Without it the analysis uses the fast cheap estimator only. Nothing is downloaded.</source>
+        <translation>评审模型是一个本地小型语言模型，用于重新排序候选决定性步骤、判断失败类别并绘制自己的价值曲线。不使用它时，分析只使用快速的廉价估计器。不会下载任何内容。</translation>
+    </message>
+    <message>
+        <source>No judge: cheap estimator only (fastest)</source>
+        <translation>不使用评审模型：仅用快速估计器（最快）</translation>
+    </message>
+    <message>
+        <source>Bundled model</source>
+        <translation>内置模型</translation>
+    </message>
+    <message>
+        <source>Any GGUF file</source>
+        <translation>任意 GGUF 文件</translation>
+    </message>
+    <message>
+        <source>default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source>(the judge package is not installed)</source>
+        <translation>（未安装评审模型包）</translation>
+    </message>
+    <message>
+        <source>/path/to/model.gguf</source>
+        <translation>/路径/model.gguf</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Choose a GGUF model</source>
+        <translation>选择 GGUF 模型</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf);;All files (*)</source>
+        <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Choose a .gguf file, or pick the bundled model.</source>
+        <translation>请选择一个 .gguf 文件，或使用内置模型。</translation>
+    </message>
+</context>
+<context>
+    <name>LoadProblemsPanel</name>
+    <message>
+        <source>Copy all</source>
+        <translation>全部复制</translation>
+    </message>
+    <message>
+        <source>Copy every problem as text (for a bug report)</source>
+        <translation>以文本形式复制所有问题（用于提交错误报告）</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清除</translation>
+    </message>
+    <message>
+        <source>Forget the listed problems</source>
+        <translation>清除列出的问题</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Record</source>
+        <translation>记录</translation>
+    </message>
+    <message>
+        <source>Importer</source>
+        <translation>导入器</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>{n} problems in {f} files; the other files loaded.</source>
+        <translation>{f} 个文件中有 {n} 个问题；其他文件已加载。</translation>
+    </message>
+    <message>
+        <source>No load problems.</source>
+        <translation>没有加载问题。</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Inspector</source>
+        <translation>检查器</translation>
+    </message>
+    <message>
+        <source>Value curve</source>
+        <translation>价值曲线</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Compare models</source>
+        <translation>模型比较</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Load problems</source>
+        <translation>加载问题</translation>
+    </message>
+    <message>
+        <source>&amp;Open files…</source>
+        <translation>打开文件(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open trace files (any supported format)</source>
+        <translation>打开轨迹文件（任何支持的格式）</translation>
+    </message>
+    <message>
+        <source>Open &amp;folder…</source>
+        <translation>打开文件夹(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Open every trace file in a folder (recursively)</source>
+        <translation>打开文件夹中的所有轨迹文件（递归）</translation>
+    </message>
+    <message>
+        <source>Runs table as &amp;CSV…</source>
+        <translation>运行表导出为 &amp;CSV…</translation>
+    </message>
+    <message>
+        <source>Write the runs the table shows as a spreadsheet-safe CSV</source>
+        <translation>将表格中显示的运行写入可安全用于电子表格的 CSV 文件</translation>
+    </message>
+    <message>
+        <source>Runs table as &amp;Parquet…</source>
+        <translation>运行表导出为 &amp;Parquet…</translation>
+    </message>
+    <message>
+        <source>Write the runs the table shows as Parquet</source>
+        <translation>将表格中显示的运行写入 Parquet 文件</translation>
+    </message>
+    <message>
+        <source>&amp;Settings…</source>
+        <translation>设置(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Language, theme and judge model</source>
+        <translation>语言、主题和评审模型</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Quit TrajScope</source>
+        <translation>退出 TrajScope</translation>
+    </message>
+    <message>
+        <source>Analyze &amp;selected runs</source>
+        <translation>分析所选运行(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Find the decisive step, failure category and value curve of the selected runs</source>
+        <translation>找出所选运行的决定性步骤、失败类别和价值曲线</translation>
+    </message>
+    <message>
+        <source>Analyze &amp;all runs</source>
+        <translation>分析全部运行(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Analyse every run the table shows</source>
+        <translation>分析表格中显示的所有运行</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>取消(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Stop background work after the current file or run</source>
+        <translation>在当前文件或运行完成后停止后台工作</translation>
+    </message>
+    <message>
+        <source>&amp;Judge model…</source>
+        <translation>评审模型(&amp;J)…</translation>
+    </message>
+    <message>
+        <source>Choose the local judge model (bundled or any .gguf file)</source>
+        <translation>选择本地评审模型（内置模型或任意 .gguf 文件）</translation>
+    </message>
+    <message>
+        <source>Next step</source>
+        <translation>下一步</translation>
+    </message>
+    <message>
+        <source>Select the next step</source>
+        <translation>选中下一步</translation>
+    </message>
+    <message>
+        <source>Previous step</source>
+        <translation>上一步</translation>
+    </message>
+    <message>
+        <source>Select the previous step</source>
+        <translation>选中上一步</translation>
+    </message>
+    <message>
+        <source>Next finding</source>
+        <translation>下一个发现</translation>
+    </message>
+    <message>
+        <source>Jump to the next finding of this run</source>
+        <translation>跳到此运行的下一个发现</translation>
+    </message>
+    <message>
+        <source>Previous finding</source>
+        <translation>上一个发现</translation>
+    </message>
+    <message>
+        <source>Jump to the previous finding of this run</source>
+        <translation>跳到此运行的上一个发现</translation>
+    </message>
+    <message>
+        <source>Go to decisive step</source>
+        <translation>转到决定性步骤</translation>
+    </message>
+    <message>
+        <source>Select the decisive step of this run</source>
+        <translation>选中此运行的决定性步骤</translation>
+    </message>
+    <message>
+        <source>Find in run…</source>
+        <translation>在运行中查找…</translation>
+    </message>
+    <message>
+        <source>Search the steps of the current run</source>
+        <translation>搜索当前运行的步骤</translation>
+    </message>
+    <message>
+        <source>Filter runs…</source>
+        <translation>筛选运行…</translation>
+    </message>
+    <message>
+        <source>Search and filter the runs table</source>
+        <translation>搜索和筛选运行表</translation>
+    </message>
+    <message>
+        <source>Run view</source>
+        <translation>运行视图</translation>
+    </message>
+    <message>
+        <source>Show the run view</source>
+        <translation>显示运行视图</translation>
+    </message>
+    <message>
+        <source>Compare models side by side</source>
+        <translation>并排比较各模型</translation>
+    </message>
+    <message>
+        <source>Reset layout</source>
+        <translation>重置布局</translation>
+    </message>
+    <message>
+        <source>Put every pane back in its place</source>
+        <translation>将所有面板恢复到默认位置</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <source>List every keyboard shortcut</source>
+        <translation>列出所有键盘快捷键</translation>
+    </message>
+    <message>
+        <source>&amp;About TrajScope</source>
+        <translation>关于 TrajScope(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Version and licence</source>
+        <translation>版本和许可证</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Open &amp;recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Export</source>
+        <translation>导出(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Analysis</source>
+        <translation>分析(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Navigate</source>
+        <translation>导航(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Main toolbar</source>
+        <translation>主工具栏</translation>
+    </message>
+    <message>
+        <source>Show the files that could not be read, with the reason</source>
+        <translation>显示无法读取的文件及原因</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stops after the current file (loading) or the current run (analysis)</source>
+        <translation>在当前文件（加载时）或当前运行（分析时）完成后停止</translation>
+    </message>
+    <message>
+        <source>The tagging desk could not be loaded: {err}</source>
+        <translation>无法加载标注台：{err}</translation>
+    </message>
+    <message>
+        <source>Open trace files</source>
+        <translation>打开轨迹文件</translation>
+    </message>
+    <message>
+        <source>Traces (*.json *.jsonl *.ndjson *.traj *.eval *.gz *.zst);;All files (*)</source>
+        <translation>轨迹 (*.json *.jsonl *.ndjson *.traj *.eval *.gz *.zst);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Open a folder of traces</source>
+        <translation>打开轨迹文件夹</translation>
+    </message>
+    <message>
+        <source>(nothing yet)</source>
+        <translation>（暂无）</translation>
+    </message>
+    <message>
+        <source>Clear recent</source>
+        <translation>清除最近记录</translation>
+    </message>
+    <message>
+        <source>Not found: {paths}</source>
+        <translation>未找到：{paths}</translation>
+    </message>
+    <message>
+        <source>Loading failed: {msg}</source>
+        <translation>加载失败：{msg}</translation>
+    </message>
+    <message>
+        <source>Loading…</source>
+        <translation>正在加载…</translation>
+    </message>
+    <message>
+        <source>Loading cancelled: {runs} runs from {files} files were loaded.</source>
+        <translation>加载已取消：已从 {files} 个文件加载 {runs} 个运行。</translation>
+    </message>
+    <message>
+        <source>Loaded {runs} runs from {files} files.</source>
+        <translation>已从 {files} 个文件加载 {runs} 个运行。</translation>
+    </message>
+    <message>
+        <source>{n} files or records could not be read (see Load problems).</source>
+        <translation>{n} 个文件或记录无法读取（见“加载问题”）。</translation>
+    </message>
+    <message>
+        <source>Show problems</source>
+        <translation>显示问题</translation>
+    </message>
+    <message>
+        <source>Select one or more runs in the table first.</source>
+        <translation>请先在表格中选择一个或多个运行。</translation>
+    </message>
+    <message>
+        <source>Open traces first (File ▸ Open).</source>
+        <translation>请先打开轨迹（文件 ▸ 打开）。</translation>
+    </message>
+    <message>
+        <source>An analysis is already running; cancel it first.</source>
+        <translation>已有分析在运行；请先取消它。</translation>
+    </message>
+    <message>
+        <source>The analysis engine is not available in this installation.</source>
+        <translation>此安装中没有分析引擎。</translation>
+    </message>
+    <message>
+        <source>Analysis failed: {msg}</source>
+        <translation>分析失败：{msg}</translation>
+    </message>
+    <message>
+        <source>Analysing {n} runs…</source>
+        <translation>正在分析 {n} 个运行…</translation>
+    </message>
+    <message>
+        <source>The judge curve failed: {msg}</source>
+        <translation>评审价值曲线计算失败：{msg}</translation>
+    </message>
+    <message>
+        <source>Judge value curve…</source>
+        <translation>正在计算评审价值曲线…</translation>
+    </message>
+    <message>
+        <source>The judge model could not be loaded, so the analysis runs without it: {reason}</source>
+        <translation>无法加载评审模型，分析将在没有它的情况下进行：{reason}</translation>
+    </message>
+    <message>
+        <source>Choose judge…</source>
+        <translation>选择评审模型…</translation>
+    </message>
+    <message>
+        <source>Analysis cancelled after {n} of {total} runs; their results are kept.</source>
+        <translation>分析已在完成 {n}/{total} 个运行后取消；已完成的结果会保留。</translation>
+    </message>
+    <message>
+        <source>Analysed {n} runs.</source>
+        <translation>已分析 {n} 个运行。</translation>
+    </message>
+    <message>
+        <source>{n} problems during the analysis (the other results are complete).</source>
+        <translation>分析过程中出现 {n} 个问题（其他结果完整）。</translation>
+    </message>
+    <message>
+        <source>Cancelling after the current item…</source>
+        <translation>将在当前项完成后取消…</translation>
+    </message>
+    <message>
+        <source>Loading</source>
+        <translation>正在加载</translation>
+    </message>
+    <message>
+        <source>Analysing</source>
+        <translation>正在分析</translation>
+    </message>
+    <message>
+        <source>Judge value curve</source>
+        <translation>评审价值曲线</translation>
+    </message>
+    <message>
+        <source>Cancel stops after the current file</source>
+        <translation>取消将在当前文件处理完后停止</translation>
+    </message>
+    <message>
+        <source>Cancel stops after the current run</source>
+        <translation>取消将在当前运行分析完后停止</translation>
+    </message>
+    <message>
+        <source>{n} runs</source>
+        <translation>{n} 个运行</translation>
+    </message>
+    <message>
+        <source>{n} failed</source>
+        <translation>{n} 个失败</translation>
+    </message>
+    <message>
+        <source>{n} tagged</source>
+        <translation>{n} 个已标注</translation>
+    </message>
+    <message>
+        <source>{n} load problems</source>
+        <translation>{n} 个加载问题</translation>
+    </message>
+    <message>
+        <source>Export runs</source>
+        <translation>导出运行</translation>
+    </message>
+    <message>
+        <source>Could not export: {err}</source>
+        <translation>无法导出：{err}</translation>
+    </message>
+    <message>
+        <source>Exported {n} runs to {path}.</source>
+        <translation>已将 {n} 个运行导出到 {path}。</translation>
+    </message>
+    <message>
+        <source>Enter / Shift+Enter</source>
+        <translation>Enter / Shift+Enter</translation>
+    </message>
+    <message>
+        <source>Next / previous match in the run search</source>
+        <translation>运行内搜索的下一个/上一个匹配</translation>
+    </message>
+    <message>
+        <source>Click on a plot</source>
+        <translation>点击图表</translation>
+    </message>
+    <message>
+        <source>Select the nearest step everywhere</source>
+        <translation>在所有视图中选中最近的步骤</translation>
+    </message>
+    <message>
+        <source>Shift/Ctrl+click</source>
+        <translation>Shift/Ctrl+点击</translation>
+    </message>
+    <message>
+        <source>Select several runs or steps</source>
+        <translation>选择多个运行或步骤</translation>
+    </message>
+    <message>
+        <source>About TrajScope</source>
+        <translation>关于 TrajScope</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;TrajScope {version}&lt;/h3&gt;&lt;p&gt;Where and why did an LLM agent run fail?&lt;/p&gt;&lt;p&gt;Works offline: traces, models and results never leave this computer.&lt;/p&gt;&lt;p&gt;Apache-2.0 licence.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;TrajScope {version}&lt;/h3&gt;&lt;p&gt;LLM 智能体的运行在哪里、为什么失败？&lt;/p&gt;&lt;p&gt;完全离线：轨迹、模型和结果都不会离开这台电脑。&lt;/p&gt;&lt;p&gt;Apache-2.0 许可证。&lt;/p&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>Message</name>
+    <message>
+        <source>Copy details</source>
+        <translation>复制详情</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>Outcome</name>
+    <message>
+        <source>success</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>failure</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+</context>
+<context>
+    <name>Role</name>
+    <message>
+        <source>system</source>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <source>user</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <source>tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>environment</source>
+        <translation>环境</translation>
+    </message>
+</context>
+<context>
+    <name>RunPlots</name>
+    <message>
+        <source>value</source>
+        <translation>价值</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>令牌数</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <source>Select a run to plot its value curve.</source>
+        <translation>选择一个运行以绘制其价值曲线。</translation>
+    </message>
+    <message>
+        <source>judge value</source>
+        <translation>评审价值</translation>
+    </message>
+    <message>
+        <source>task alignment</source>
+        <translation>任务对齐</translation>
+    </message>
+    <message>
+        <source>Not analysed yet: Analysis ▸ Analyze selected runs (Ctrl+R) draws the value curve.</source>
+        <translation>尚未分析：使用 分析 ▸ 分析所选运行（Ctrl+R）绘制价值曲线。</translation>
+    </message>
+    <message>
+        <source>value {v:.2f}</source>
+        <translation>价值 {v:.2f}</translation>
+    </message>
+    <message>
+        <source>drop {d:.2f}</source>
+        <translation>下降 {d:.2f}</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>decisive</source>
+        <translation>决定性</translation>
+    </message>
+    <message>
+        <source>Decisive step labelled in the file</source>
+        <translation>文件中标注的决定性步骤</translation>
+    </message>
+    <message>
+        <source>≈ tokens</source>
+        <translation>≈ 令牌数</translation>
+    </message>
+    <message>
+        <source>Token counts are missing from the file: estimated as text length / 4</source>
+        <translation>文件中缺少令牌数：按文本长度 / 4 估算</translation>
+    </message>
+</context>
+<context>
+    <name>RunsPanel</name>
+    <message>
+        <source>{shown} of {total} runs</source>
+        <translation>{shown} / {total} 个运行</translation>
+    </message>
+</context>
+<context>
+    <name>RunsTable</name>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Stable content-derived run id</source>
+        <translation>由内容生成的稳定运行 ID</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Model that produced the run</source>
+        <translation>产生该运行的模型</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>Task statement (full text in the tooltip)</source>
+        <translation>任务描述（完整文本见提示）</translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>success, failure or unknown</source>
+        <translation>成功、失败或未知</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步骤数</translation>
+    </message>
+    <message>
+        <source>Number of steps</source>
+        <translation>步骤数</translation>
+    </message>
+    <message>
+        <source>Decisive</source>
+        <translation>决定性步骤</translation>
+    </message>
+    <message>
+        <source>Predicted decisive step (0-based)</source>
+        <translation>预测的决定性步骤（从 0 开始）</translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Failure category of the decisive step</source>
+        <translation>决定性步骤的失败类别</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>Confidence (0-1) in the decisive step</source>
+        <translation>决定性步骤的置信度（0–1）</translation>
+    </message>
+    <message>
+        <source>Tags</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>Analyst categories and custom tags</source>
+        <translation>分析员标注的类别和自定义标签</translation>
+    </message>
+    <message>
+        <source>Review</source>
+        <translation>审阅</translation>
+    </message>
+    <message>
+        <source>Analyst review status</source>
+        <translation>分析员审阅状态</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Follow the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <source>Use sentence embeddings (adds the task-alignment curve; slower the first time)</source>
+        <translation>使用句向量（增加任务对齐曲线；首次较慢）</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <source>Judge model</source>
+        <translation>评审模型</translation>
+    </message>
+    <message>
+        <source>Analysis</source>
+        <translation>分析</translation>
+    </message>
+    <message>
+        <source>bundled default</source>
+        <translation>内置默认模型</translation>
+    </message>
+    <message>
+        <source>none (cheap estimator only)</source>
+        <translation>无（仅廉价估计器）</translation>
+    </message>
+</context>
+<context>
+    <name>ShortcutsDialog</name>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+</context>
+<context>
+    <name>Status</name>
+    <message>
+        <source>suggested</source>
+        <translation>建议</translation>
+    </message>
+    <message>
+        <source>accepted</source>
+        <translation>已接受</translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>decisive</source>
+        <translation>决定性</translation>
+    </message>
+</context>
+<context>
+    <name>StepCardDelegate</name>
+    <message>
+        <source>Show more</source>
+        <translation>显示更多</translation>
+    </message>
+    <message>
+        <source>Show less</source>
+        <translation>收起</translation>
+    </message>
+    <message>
+        <source>DECISIVE</source>
+        <translation>决定性</translation>
+    </message>
+    <message>
+        <source>CANDIDATE {n}</source>
+        <translation>候选 {n}</translation>
+    </message>
+    <message>
+        <source>LABELLED</source>
+        <translation>已标注</translation>
+    </message>
+    <message>
+        <source>ERROR</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>{n} tok</source>
+        <translation>{n} 令牌</translation>
+    </message>
+    <message>
+        <source>{n} more lines</source>
+        <translation>还有 {n} 行</translation>
+    </message>
+    <message>
+        <source>Decisive step (predicted)</source>
+        <translation>决定性步骤（预测）</translation>
+    </message>
+    <message>
+        <source>Candidate decisive step #{n}</source>
+        <translation>候选决定性步骤 #{n}</translation>
+    </message>
+</context>
+<context>
+    <name>StepKind</name>
+    <message>
+        <source>user</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>system</source>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <source>thought</source>
+        <translation>思考</translation>
+    </message>
+    <message>
+        <source>action</source>
+        <translation>行动</translation>
+    </message>
+    <message>
+        <source>tool call</source>
+        <translation>工具调用</translation>
+    </message>
+    <message>
+        <source>observation</source>
+        <translation>观察</translation>
+    </message>
+    <message>
+        <source>message</source>
+        <translation>消息</translation>
+    </message>
+</context>
+<context>
+    <name>TaggingController</name>
+    <message>
+        <source>(nothing yet)</source>
+        <translation>（暂无）</translation>
+    </message>
+    <message>
+        <source>Cannot open the workspace {path}: {err}</source>
+        <translation>无法打开工作区 {path}：{err}</translation>
+    </message>
+    <message>
+        <source>Workspace: {name}</source>
+        <translation>工作区：{name}</translation>
+    </message>
+    <message>
+        <source>{path}
+Analyst: {author}</source>
+        <translation>{path}
+分析员：{author}</translation>
+    </message>
+    <message>
+        <source>New workspace</source>
+        <translation>新建工作区</translation>
+    </message>
+    <message>
+        <source>TrajScope workspace (*.trajscope)</source>
+        <translation>TrajScope 工作区 (*.trajscope)</translation>
+    </message>
+    <message>
+        <source>Open workspace</source>
+        <translation>打开工作区</translation>
+    </message>
+    <message>
+        <source>TrajScope workspace (*.trajscope *.db *.sqlite);;All files (*)</source>
+        <translation>TrajScope 工作区 (*.trajscope *.db *.sqlite);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Analyst name</source>
+        <translation>分析员姓名</translation>
+    </message>
+    <message>
+        <source>Name written with each of your annotations:</source>
+        <translation>写入你每条标注的姓名：</translation>
+    </message>
+    <message>
+        <source>Not saved: no workspace is open (File ▸ Open workspace).</source>
+        <translation>未保存：没有打开的工作区（文件 ▸ 打开工作区）。</translation>
+    </message>
+    <message>
+        <source>⚠ Not saved</source>
+        <translation>⚠ 未保存</translation>
+    </message>
+    <message>
+        <source>Not saved: {err}</source>
+        <translation>未保存：{err}</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>✓ Saved {time} · {what}</source>
+        <translation>✓ 已于 {time} 保存 · {what}</translation>
+    </message>
+    <message>
+        <source>Nothing to change · {what}</source>
+        <translation>无需更改 · {what}</translation>
+    </message>
+    <message>
+        <source>&amp;Undo {action}</source>
+        <translation>撤销 {action}(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo {action}</source>
+        <translation>重做 {action}(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
+        <source>1 run</source>
+        <translation>1 个运行</translation>
+    </message>
+    <message>
+        <source>{n} runs</source>
+        <translation>{n} 个运行</translation>
+    </message>
+    <message>
+        <source>1 step</source>
+        <translation>1 个步骤</translation>
+    </message>
+    <message>
+        <source>{n} steps</source>
+        <translation>{n} 步</translation>
+    </message>
+    <message>
+        <source>Select runs in the table or steps in the transcript first.</source>
+        <translation>请先在表格中选择运行，或在记录中选择步骤。</translation>
+    </message>
+    <message>
+        <source>no category</source>
+        <translation>无类别</translation>
+    </message>
+    <message>
+        <source>Tagged {targets} as {category}</source>
+        <translation>已将 {targets} 标注为{category}</translation>
+    </message>
+    <message>
+        <source>No run matches the current filter.</source>
+        <translation>没有运行符合当前筛选条件。</translation>
+    </message>
+    <message>
+        <source>Tagged {n} runs matching the filter as {category}</source>
+        <translation>已将 {n} 个符合筛选条件的运行标注为{category}</translation>
+    </message>
+    <message>
+        <source>Select a step in the transcript first.</source>
+        <translation>请先在记录中选择一个步骤。</translation>
+    </message>
+    <message>
+        <source>Step {step} marked as the decisive step</source>
+        <translation>步骤 {step} 已标记为决定性步骤</translation>
+    </message>
+    <message>
+        <source>There is no judge suggestion here to accept.</source>
+        <translation>这里没有可接受的评审建议。</translation>
+    </message>
+    <message>
+        <source>Accepted 1 suggestion</source>
+        <translation>已接受 1 条建议</translation>
+    </message>
+    <message>
+        <source>Accepted {n} suggestions</source>
+        <translation>已接受 {n} 条建议</translation>
+    </message>
+    <message>
+        <source>There is no judge suggestion here to reject.</source>
+        <translation>这里没有可拒绝的评审建议。</translation>
+    </message>
+    <message>
+        <source>Rejected 1 suggestion</source>
+        <translation>已拒绝 1 条建议</translation>
+    </message>
+    <message>
+        <source>Rejected {n} suggestions</source>
+        <translation>已拒绝 {n} 条建议</translation>
+    </message>
+    <message>
+        <source>Tag “{tag}” added to {targets}</source>
+        <translation>已为 {targets} 添加标签“{tag}”</translation>
+    </message>
+    <message>
+        <source>Tag “{tag}” removed</source>
+        <translation>已移除标签“{tag}”</translation>
+    </message>
+    <message>
+        <source>Note saved</source>
+        <translation>备注已保存</translation>
+    </message>
+    <message>
+        <source>Add custom tag</source>
+        <translation>添加自定义标签</translation>
+    </message>
+    <message>
+        <source>Tag for {targets}:</source>
+        <translation>{targets} 的标签：</translation>
+    </message>
+    <message>
+        <source>Undo failed: {err}</source>
+        <translation>撤销失败：{err}</translation>
+    </message>
+    <message>
+        <source>Undid {action}</source>
+        <translation>已撤销 {action}</translation>
+    </message>
+    <message>
+        <source>Redo failed: {err}</source>
+        <translation>重做失败：{err}</translation>
+    </message>
+    <message>
+        <source>Redid {action}</source>
+        <translation>已重做 {action}</translation>
+    </message>
+    <message>
+        <source>Export annotations</source>
+        <translation>导出标注</translation>
+    </message>
+    <message>
+        <source>JSON Lines (*.jsonl)</source>
+        <translation>JSON Lines (*.jsonl)</translation>
+    </message>
+    <message>
+        <source>Could not export annotations: {err}</source>
+        <translation>无法导出标注：{err}</translation>
+    </message>
+    <message>
+        <source>Exported {n} annotations to {path}.</source>
+        <translation>已将 {n} 条标注导出到 {path}。</translation>
+    </message>
+    <message>
+        <source>Import annotations</source>
+        <translation>导入标注</translation>
+    </message>
+    <message>
+        <source>JSON Lines (*.jsonl);;All files (*)</source>
+        <translation>JSON Lines (*.jsonl);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Imported annotations from {name}</source>
+        <translation>已从 {name} 导入标注</translation>
+    </message>
+</context>
+<context>
+    <name>TaggingDesk</name>
+    <message>
+        <source>Skip reviewed</source>
+        <translation>跳过已审阅</translation>
+    </message>
+    <message>
+        <source>Move only between suggestions you have not decided yet</source>
+        <translation>只在尚未决定的建议之间移动</translation>
+    </message>
+    <message>
+        <source>Failed runs only</source>
+        <translation>仅失败的运行</translation>
+    </message>
+    <message>
+        <source>Queue only runs whose outcome is not a success</source>
+        <translation>只将结果不是成功的运行加入队列</translation>
+    </message>
+    <message>
+        <source>What the queue walks, in which order</source>
+        <translation>队列审阅的内容和顺序</translation>
+    </message>
+    <message>
+        <source>Decisive steps first, then findings</source>
+        <translation>先决定性步骤，再其他发现</translation>
+    </message>
+    <message>
+        <source>Run by run</source>
+        <translation>逐个运行</translation>
+    </message>
+    <message>
+        <source>Decisive steps only</source>
+        <translation>仅决定性步骤</translation>
+    </message>
+    <message>
+        <source>Back</source>
+        <translation>返回</translation>
+    </message>
+    <message>
+        <source>Previous suggestion (←)</source>
+        <translation>上一条建议（←）</translation>
+    </message>
+    <message>
+        <source>Accept (A)</source>
+        <translation>接受 (A)</translation>
+    </message>
+    <message>
+        <source>The judge is right</source>
+        <translation>评审模型是对的</translation>
+    </message>
+    <message>
+        <source>Reject (R)</source>
+        <translation>拒绝 (R)</translation>
+    </message>
+    <message>
+        <source>The judge is wrong here</source>
+        <translation>评审模型在这里错了</translation>
+    </message>
+    <message>
+        <source>Decisive (D)</source>
+        <translation>决定性 (D)</translation>
+    </message>
+    <message>
+        <source>Accept and make this the run's decisive step</source>
+        <translation>接受并设为该运行的决定性步骤</translation>
+    </message>
+    <message>
+        <source>Skip (S)</source>
+        <translation>跳过 (S)</translation>
+    </message>
+    <message>
+        <source>Decide later (S or →)</source>
+        <translation>稍后决定（S 或 →）</translation>
+    </message>
+    <message>
+        <source>The failure is real but of another category (keys 1-9, 0)</source>
+        <translation>确实是失败，但属于另一个类别（按键 1–9、0）</translation>
+    </message>
+    <message>
+        <source>Relabel as…</source>
+        <translation>重新标注为…</translation>
+    </message>
+    <message>
+        <source>A accept · R reject · D decisive · S/→ skip · ← back · Ctrl+Z undo</source>
+        <translation>A 接受 · R 拒绝 · D 决定性 · S/→ 跳过 · ← 返回 · Ctrl+Z 撤销</translation>
+    </message>
+    <message>
+        <source>Whose reviews to compare with the judge</source>
+        <translation>与评审模型比较的审阅者</translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>κ</source>
+        <translation>κ</translation>
+    </message>
+    <message>
+        <source>Judge</source>
+        <translation>评审模型</translation>
+    </message>
+    <message>
+        <source>Analyst</source>
+        <translation>分析员</translation>
+    </message>
+    <message>
+        <source>Both</source>
+        <translation>双方</translation>
+    </message>
+    <message>
+        <source>Confusion matrix (rows: judge, columns: analyst; category keys as above)</source>
+        <translation>混淆矩阵（行：评审模型，列：分析员；类别按键同上）</translation>
+    </message>
+    <message>
+        <source>{queued} of {total} runs (the runs table's filter)</source>
+        <translation>{queued} / {total} 个运行（运行表的筛选）</translation>
+    </message>
+    <message>
+        <source>{done} of {n} reviewed</source>
+        <translation>已审阅 {done} / {n}</translation>
+    </message>
+    <message>
+        <source>No suggestions to review. Analyse runs first (Analysis ▸ Analyze all runs), or widen the runs table's filter.</source>
+        <translation>没有待审阅的建议。请先分析运行（分析 ▸ 分析全部运行），或放宽运行表的筛选条件。</translation>
+    </message>
+    <message>
+        <source>not reviewed yet</source>
+        <translation>尚未审阅</translation>
+    </message>
+    <message>
+        <source>accepted</source>
+        <translation>已接受</translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>relabelled</source>
+        <translation>已重新标注</translation>
+    </message>
+    <message>
+        <source>relabelled as {category}</source>
+        <translation>已重新标注为{category}</translation>
+    </message>
+    <message>
+        <source>Suggested decisive step</source>
+        <translation>建议的决定性步骤</translation>
+    </message>
+    <message>
+        <source>Finding</source>
+        <translation>发现</translation>
+    </message>
+    <message>
+        <source>run {id}</source>
+        <translation>运行 {id}</translation>
+    </message>
+    <message>
+        <source>step {n}</source>
+        <translation>步骤 {n}</translation>
+    </message>
+    <message>
+        <source>score {s:.2f}</source>
+        <translation>得分 {s:.2f}</translation>
+    </message>
+    <message>
+        <source>End of the review queue: {done} of {n} suggestions reviewed.</source>
+        <translation>审阅队列已结束：已审阅 {done} / {n} 条建议。</translation>
+    </message>
+    <message>
+        <source>(you)</source>
+        <translation>（你）</translation>
+    </message>
+    <message>
+        <source>No reviewed runs with a judge attribution yet. Accept, reject or relabel suggestions in the queue, or tag failed runs, to measure agreement.</source>
+        <translation>还没有带评审归因的已审阅运行。请在队列中接受、拒绝或重新标注建议，或为失败的运行打标签，以衡量一致性。</translation>
+    </message>
+    <message>
+        <source>Undefined: only one side used this category, or every run has it</source>
+        <translation>无定义：只有一方使用了此类别，或每个运行都有此类别</translation>
+    </message>
+    <message>
+        <source>analyst: {category}</source>
+        <translation>分析员：{category}</translation>
+    </message>
+    <message>
+        <source>judge: {category}</source>
+        <translation>评审：{category}</translation>
+    </message>
+    <message>
+        <source>judge {j}, analyst {a}: {n} runs</source>
+        <translation>评审 {j}，分析员 {a}：{n} 个运行</translation>
+    </message>
+</context>
+<context>
+    <name>Taxonomy</name>
+    <message>
+        <source>Planning error</source>
+        <translation>规划错误</translation>
+    </message>
+    <message>
+        <source>Goal drift</source>
+        <translation>目标漂移</translation>
+    </message>
+    <message>
+        <source>Evidence-to-action gap</source>
+        <translation>证据-行动脱节</translation>
+    </message>
+    <message>
+        <source>Error accumulation</source>
+        <translation>错误累积</translation>
+    </message>
+    <message>
+        <source>Repeated action</source>
+        <translation>重复操作</translation>
+    </message>
+    <message>
+        <source>Failed recovery</source>
+        <translation>恢复失败</translation>
+    </message>
+    <message>
+        <source>False success</source>
+        <translation>虚假成功</translation>
+    </message>
+    <message>
+        <source>Hallucination</source>
+        <translation>幻觉</translation>
+    </message>
+    <message>
+        <source>Environment failure</source>
+        <translation>环境故障</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>The plan or decomposition was wrong, a needed constraint was ignored, or the wrong tool/approach was chosen.</source>
+        <translation>计划或任务分解有误、忽略了必要的约束，或选择了错误的工具/方法。</translation>
+    </message>
+    <message>
+        <source>The agent stops serving the stated task and serves a goal it invented or a side quest.</source>
+        <translation>智能体不再服务于给定任务，转而追求自己设想的目标或支线任务。</translation>
+    </message>
+    <message>
+        <source>The needed fact was already in an observation, but the next actions ignore or contradict it.</source>
+        <translation>所需事实已出现在某次观察中，但随后的行动忽略或违背了它。</translation>
+    </message>
+    <message>
+        <source>An early mistake is carried forward and later steps build on it (self-conditioning).</source>
+        <translation>早期错误被延续下去，后续步骤建立在其之上（自我条件化）。</translation>
+    </message>
+    <message>
+        <source>The same action (or a near-duplicate) is repeated without progress.</source>
+        <translation>同一操作（或几乎相同的操作）被重复执行却没有进展。</translation>
+    </message>
+    <message>
+        <source>An error or unexpected observation is not handled: retried unchanged, ignored, or misdiagnosed.</source>
+        <translation>错误或意外观察未被妥善处理：原样重试、被忽略或被误诊。</translation>
+    </message>
+    <message>
+        <source>The agent claims success or terminates without verification, while the outcome is a failure.</source>
+        <translation>智能体未经验证就宣称成功或终止，而实际结果是失败。</translation>
+    </message>
+    <message>
+        <source>Invented facts, tool results or actions that did not happen.</source>
+        <translation>编造了事实、工具结果或并未发生的操作。</translation>
+    </message>
+    <message>
+        <source>Not the agent's fault: tool/API/infra error, timeout, rate limit, missing resource.</source>
+        <translation>并非智能体的过错：工具/API/基础设施错误、超时、限流、资源缺失。</translation>
+    </message>
+    <message>
+        <source>None of the above (free-text reason required).</source>
+        <translation>以上都不是（需要填写原因）。</translation>
+    </message>
+</context>
+<context>
+    <name>TranscriptView</name>
+    <message>
+        <source>Find in this run…</source>
+        <translation>在此运行中查找…</translation>
+    </message>
+    <message>
+        <source>Search this run's steps (Ctrl+F); Enter jumps to the next match, Shift+Enter to the previous</source>
+        <translation>搜索此运行的步骤（Ctrl+F）；Enter 跳到下一个匹配，Shift+Enter 跳到上一个</translation>
+    </message>
+    <message>
+        <source>Previous match (Shift+Enter)</source>
+        <translation>上一个匹配（Shift+Enter）</translation>
+    </message>
+    <message>
+        <source>Next match (Enter)</source>
+        <translation>下一个匹配（Enter）</translation>
+    </message>
+    <message>
+        <source>Expand all</source>
+        <translation>全部展开</translation>
+    </message>
+    <message>
+        <source>Unfold every step card</source>
+        <translation>展开所有步骤卡片</translation>
+    </message>
+    <message>
+        <source>Collapse all</source>
+        <translation>全部折叠</translation>
+    </message>
+    <message>
+        <source>Fold every step card</source>
+        <translation>折叠所有步骤卡片</translation>
+    </message>
+    <message>
+        <source>J/K step · N/P finding</source>
+        <translation>J/K 步骤 · N/P 发现</translation>
+    </message>
+    <message>
+        <source>Keyboard: J next step, K previous step, N next finding, P previous finding</source>
+        <translation>键盘：J 下一步，K 上一步，N 下一个发现，P 上一个发现</translation>
+    </message>
+    <message>
+        <source>Select a run in the table to read its transcript.
+
+Open traces with File ▸ Open, or drop files and folders on the window.</source>
+        <translation>在表格中选择一个运行以阅读其记录。
+
+通过 文件 ▸ 打开 打开轨迹，或将文件和文件夹拖放到窗口上。</translation>
+    </message>
+    <message>
+        <source>Transcript</source>
+        <translation>记录</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>{n} steps</source>
+        <translation>{n} 步</translation>
+    </message>
+    <message>
+        <source>decisive step {step}</source>
+        <translation>决定性步骤 {step}</translation>
+    </message>
+    <message>
+        <source>no match</source>
+        <translation>无匹配</translation>
+    </message>
+    <message>
+        <source>{n} matches</source>
+        <translation>{n} 个匹配</translation>
+    </message>
+    <message>
+        <source>{i} of {n}</source>
+        <translation>第 {i} 个，共 {n} 个</translation>
+    </message>
+</context>
+<context>
+    <name>Workers</name>
+    <message>
+        <source>loading the judge model</source>
+        <translation>正在加载评审模型</translation>
+    </message>
+    <message>
+        <source>loading the embedder</source>
+        <translation>正在加载句向量模型</translation>
+    </message>
+</context>
+<context>
+    <name>ctrl</name>
+    <message>
+        <source>Tagging desk</source>
+        <translation>标注台</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,210 @@
+"""Runs table model over an immutable polars frame.
+
+The model only answers ``rowCount/columnCount/data/headerData``; sorting and filtering happen
+in polars (see :class:`ui.views.runs_panel.RunsPanel` and :func:`analyzer.session.filter_runs`)
+and a new frame resets the model. Column values are turned into Python lists lazily, one
+column at a time, so a 100,000-run frame costs nothing until its cells are painted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QAbstractTableModel,
+    QCoreApplication,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+)
+from PySide6.QtGui import QBrush, QColor, QIcon, QPixmap
+
+from ui.i18n.labels import category_description, category_title, outcome_label, status_label
+from ui.theme import CATEGORY_COLORS, OUTCOME_COLORS
+
+ELIDE_CHARS = 160
+"""Display text longer than this is cut (the view elides further to the column width)."""
+
+TRACE_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+SORT_KEY_ROLE = Qt.ItemDataRole.UserRole + 2
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the runs table.
+
+    Attributes:
+        key: Column of the runs view frame.
+        title: Header (English source; translated at display time).
+        tip: Header tooltip (English source).
+        width: Default width in pixels.
+        numeric: Right-aligned number.
+    """
+
+    key: str
+    title: str
+    tip: str
+    width: int
+    numeric: bool = False
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column("trace_id", QT_TRANSLATE_NOOP("RunsTable", "Run"),
+           QT_TRANSLATE_NOOP("RunsTable", "Stable content-derived run id"), 100),
+    Column("model", QT_TRANSLATE_NOOP("RunsTable", "Model"),
+           QT_TRANSLATE_NOOP("RunsTable", "Model that produced the run"), 104),
+    Column("task", QT_TRANSLATE_NOOP("RunsTable", "Task"),
+           QT_TRANSLATE_NOOP("RunsTable", "Task statement (full text in the tooltip)"), 200),
+    Column("outcome", QT_TRANSLATE_NOOP("RunsTable", "Outcome"),
+           QT_TRANSLATE_NOOP("RunsTable", "success, failure or unknown"), 74),
+    Column("n_steps", QT_TRANSLATE_NOOP("RunsTable", "Steps"),
+           QT_TRANSLATE_NOOP("RunsTable", "Number of steps"), 56, numeric=True),
+    Column("decisive_step", QT_TRANSLATE_NOOP("RunsTable", "Decisive"),
+           QT_TRANSLATE_NOOP("RunsTable", "Predicted decisive step (0-based)"), 70, numeric=True),
+    Column("category", QT_TRANSLATE_NOOP("RunsTable", "Category"),
+           QT_TRANSLATE_NOOP("RunsTable", "Failure category of the decisive step"), 150),
+    Column("confidence", QT_TRANSLATE_NOOP("RunsTable", "Confidence"),
+           QT_TRANSLATE_NOOP("RunsTable", "Confidence (0-1) in the decisive step"), 82, numeric=True),
+    Column("tags", QT_TRANSLATE_NOOP("RunsTable", "Tags"),
+           QT_TRANSLATE_NOOP("RunsTable", "Analyst categories and custom tags"), 120),
+    Column("analyst_status", QT_TRANSLATE_NOOP("RunsTable", "Review"),
+           QT_TRANSLATE_NOOP("RunsTable", "Analyst review status"), 80),
+)
+
+_SWATCH_CACHE: dict[str, QIcon] = {}
+
+
+def swatch(color: str, size: int = 10) -> QIcon:
+    """A small square icon of one colour."""
+    icon = _SWATCH_CACHE.get(color)
+    if icon is None:
+        pm = QPixmap(size, size)
+        pm.fill(QColor(color))
+        icon = QIcon(pm)
+        _SWATCH_CACHE[color] = icon
+    return icon
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("RunsTable", text)
+
+
+class RunsTableModel(QAbstractTableModel):
+    """Read-only table over a runs-view frame."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._frame = pl.DataFrame({c.key: [] for c in COLUMNS})
+        self._lists: dict[str, list[Any]] = {}
+
+    # frame ---------------------------------------------------------------------
+    @property
+    def frame(self) -> pl.DataFrame:
+        """The frame shown (read-only)."""
+        return self._frame
+
+    def set_frame(self, frame: pl.DataFrame) -> None:
+        """Show a new frame (resets the model)."""
+        missing = [c.key for c in COLUMNS if c.key not in frame.columns]
+        if missing:
+            frame = frame.with_columns(pl.lit(None).alias(k) for k in missing)
+        self.beginResetModel()
+        self._frame = frame
+        self._lists = {}
+        self.endResetModel()
+
+    def _values(self, key: str) -> list[Any]:
+        vals = self._lists.get(key)
+        if vals is None:
+            vals = self._frame.get_column(key).to_list()
+            self._lists[key] = vals
+        return vals
+
+    def trace_id(self, row: int) -> str | None:
+        """Run id of a row."""
+        if 0 <= row < self._frame.height:
+            v = self._values("trace_id")[row]
+            return str(v) if v is not None else None
+        return None
+
+    def rows_of(self, trace_ids: list[str] | tuple[str, ...]) -> list[int]:
+        """Row numbers of runs (those shown), in table order."""
+        if not trace_ids or self._frame.height == 0:
+            return []
+        idx = (self._frame.select(pl.col("trace_id")).with_row_index("_row")
+               .filter(pl.col("trace_id").is_in(list(trace_ids))))
+        return [int(r) for r in idx["_row"].to_list()]
+
+    # Qt model API -------------------------------------------------------------------
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else self._frame.height
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
+            return None
+        col = COLUMNS[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return _tr(col.title)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return _tr(col.tip)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int((Qt.AlignmentFlag.AlignRight if col.numeric else Qt.AlignmentFlag.AlignLeft)
+                       | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        col = COLUMNS[index.column()]
+        row = index.row()
+        if role == TRACE_ID_ROLE:
+            return self.trace_id(row)
+        value = self._values(col.key)[row]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(col.key, value)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(col.key, value, row)
+        if role == SORT_KEY_ROLE:
+            return value
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int((Qt.AlignmentFlag.AlignRight if col.numeric else Qt.AlignmentFlag.AlignLeft)
+                       | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole and col.key == "outcome" and value in OUTCOME_COLORS:
+            return QBrush(QColor(OUTCOME_COLORS[value]))
+        if role == Qt.ItemDataRole.DecorationRole and col.key == "category" and value:
+            return swatch(CATEGORY_COLORS.get(value, "#BAB0AC"))
+        return None
+
+    @staticmethod
+    def _display(key: str, value: Any) -> str:
+        if value is None:
+            return ""
+        if key == "outcome":
+            return outcome_label(value)
+        if key == "category":
+            return category_title(value)
+        if key == "confidence":
+            return f"{value:.2f}"
+        if key == "analyst_status":
+            return status_label(value)
+        if key == "trace_id":
+            return str(value)[:12]
+        text = str(value).replace("\n", " ")
+        return text if len(text) <= ELIDE_CHARS else text[:ELIDE_CHARS - 1] + "…"
+
+    def _tooltip(self, key: str, value: Any, row: int) -> str | None:
+        if value is None:
+            return None
+        if key == "category":
+            return f"{category_title(value)} ({value})\n{category_description(value)}"
+        if key == "trace_id":
+            src = self._values("source_file")[row] if "source_file" in self._frame.columns else None
+            return f"{value}\n{src}" if src else str(value)
+        text = str(value)
+        return text if len(text) < 4000 else text[:4000] + "…"

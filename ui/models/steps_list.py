@@ -1,0 +1,211 @@
+"""List model of one run's steps, as cards for the transcript view.
+
+Built from the session's frames when a run is selected; one :class:`StepCard` per step with
+what the card shows (text, tool call, error, value, findings, decisive/candidate rank).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+
+from analyzer.session import Session
+
+CARD_ROLE = Qt.ItemDataRole.UserRole + 10
+
+
+@dataclass
+class FindingMark:
+    """A finding shown in the gutter of a step card."""
+
+    category: str
+    score: float
+    rationale: str
+    source: str
+    row: int
+
+
+@dataclass
+class StepCard:
+    """Everything a step card paints.
+
+    Attributes:
+        step: 0-based step index.
+        rank: 1 for the decisive step, 2 and 3 for the runner-up candidates, else None.
+        gold: The file labels this step as the decisive one.
+        expanded: The card shows its full content.
+        match: The step matches the transcript search.
+        heights: Cached card heights by (available width, unfolded).
+        layouts: Exactly measured layouts by (available width, unfolded), filled when painted.
+    """
+
+    step: int
+    agent: str = ""
+    role: str = ""
+    kind: str = ""
+    text: str = ""
+    tool_name: str | None = None
+    tool_args: str | None = None
+    is_error: bool = False
+    error_text: str | None = None
+    tokens: int | None = None
+    value: float | None = None
+    drop: float | None = None
+    findings: list[FindingMark] = field(default_factory=list)
+    rank: int | None = None
+    gold: bool = False
+    expanded: bool = False
+    match: bool = False
+    heights: dict[tuple[int, bool], int] = field(default_factory=dict)
+    layouts: dict[tuple[int, bool], dict[str, Any]] = field(default_factory=dict)
+
+    def summary(self, limit: int = 160) -> str:
+        """One-line summary (hover text)."""
+        body = self.text.strip().replace("\n", " ")
+        if self.tool_name:
+            body = f"{self.tool_name}({(self.tool_args or '')[:60]}) {body}".strip()
+        return body if len(body) <= limit else body[: limit - 1] + "…"
+
+
+def parse_steps_list(text: Any) -> list[int]:
+    """Parse a comma-separated step list (``top_steps``)."""
+    out: list[int] = []
+    for part in str(text or "").split(","):
+        part = part.strip()
+        if part.lstrip("-").isdigit():
+            out.append(int(part))
+    return out
+
+
+_FINGERPRINT_COLUMNS = ("decisive_step", "category", "confidence", "top_steps", "value_estimator", "judge_model",
+                        "n_findings", "min_value", "largest_drop", "tags", "analyst_status")
+
+
+def analysis_fingerprint(session: Session, trace_id: str) -> tuple[object, ...]:
+    """What a run's views depend on besides its steps (cheap to compare after a merge)."""
+    row = session.run_row(trace_id) or {}
+    values = session.run_step_values(trace_id)
+    judged = values["judge_value"].drop_nulls().len() if values.height else 0
+    aligned = values["alignment"].drop_nulls().len() if values.height else 0
+    return (*(row.get(c) for c in _FINGERPRINT_COLUMNS), values.height, judged, aligned,
+            session.annotations.height)
+
+
+def build_cards(session: Session, trace_id: str) -> list[StepCard]:
+    """Cards of one run from the session's frames."""
+    steps = session.run_steps(trace_id)
+    values = session.run_step_values(trace_id)
+    findings = session.run_findings(trace_id)
+    run = session.run_row(trace_id) or {}
+    val: dict[int, tuple[float | None, float | None]] = {}
+    if values.height:
+        for s, v, d in values.select("step", "value", "drop").iter_rows():
+            val[int(s)] = (v, d)
+    marks: dict[int, list[FindingMark]] = {}
+    if findings.height:
+        for r in findings.select("finding", "step", "category", "score", "rationale", "source").iter_rows(named=True):
+            marks.setdefault(int(r["step"]), []).append(
+                FindingMark(str(r["category"]), float(r["score"] or 0.0), str(r["rationale"] or ""),
+                            str(r["source"] or ""), int(r["finding"])))
+    ranks: dict[int, int] = {}
+    top = parse_steps_list(run.get("top_steps"))
+    decisive = run.get("decisive_step")
+    if decisive is not None:
+        ranks[int(str(decisive))] = 1
+    for i, s in enumerate(t for t in top if t not in ranks):
+        if i >= 2:
+            break
+        ranks[s] = i + 2
+    gold = run.get("gold_decisive_step")
+    cols = ["step", "agent", "role", "kind", "text", "tool_name", "tool_args", "is_error", "error_text",
+            "tokens_in", "tokens_out"]
+    cards: list[StepCard] = []
+    for r in steps.select(cols).iter_rows():
+        s = int(r[0])
+        tin, tout = r[9], r[10]
+        v, d = val.get(s, (None, None))
+        cards.append(StepCard(
+            step=s, agent=r[1] or "", role=r[2] or "", kind=r[3] or "", text=r[4] or "",
+            tool_name=r[5], tool_args=r[6], is_error=bool(r[7]), error_text=r[8],
+            tokens=(tin or 0) + (tout or 0) if (tin or tout) else None,
+            value=v, drop=d, findings=marks.get(s, []), rank=ranks.get(s),
+            gold=gold is not None and int(str(gold)) == s))
+    return cards
+
+
+class StepListModel(QAbstractListModel):
+    """One row per step of the current run."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.cards: list[StepCard] = []
+        self.trace_id: str | None = None
+        self._row_of: dict[int, int] = {}
+
+    def set_cards(self, trace_id: str | None, cards: list[StepCard]) -> None:
+        """Show another run (or refresh this one, keeping expanded cards expanded)."""
+        if trace_id == self.trace_id:
+            expanded = {c.step for c in self.cards if c.expanded}
+            for c in cards:
+                c.expanded = c.step in expanded
+        self.beginResetModel()
+        self.trace_id = trace_id
+        self.cards = cards
+        self._row_of = {c.step: i for i, c in enumerate(cards)}
+        self.endResetModel()
+
+    def row_of(self, step: int | None) -> int:
+        """Row of a step index (-1 if absent)."""
+        return -1 if step is None else self._row_of.get(step, -1)
+
+    def card(self, row: int) -> StepCard | None:
+        """Card of a row."""
+        return self.cards[row] if 0 <= row < len(self.cards) else None
+
+    def set_expanded(self, row: int, expanded: bool) -> None:
+        """Fold or unfold one card."""
+        card = self.card(row)
+        if card is not None and card.expanded != expanded:
+            card.expanded = expanded
+            idx = self.index(row)
+            self.dataChanged.emit(idx, idx, [Qt.ItemDataRole.SizeHintRole])
+
+    def set_matches(self, steps: set[int]) -> None:
+        """Mark the steps matching the search."""
+        for c in self.cards:
+            c.match = c.step in steps
+        if self.cards:
+            self.dataChanged.emit(self.index(0), self.index(len(self.cards) - 1))
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.cards)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self.cards):
+            return None
+        card = self.cards[index.row()]
+        if role == CARD_ROLE:
+            return card
+        if role == Qt.ItemDataRole.DisplayRole:
+            return f"#{card.step} {card.agent}: {card.summary(80)}"
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            return f"Step {card.step}, {card.agent}, {card.kind}: {card.summary(200)}"
+        return None
+
+
+def search_steps(steps: pl.DataFrame, needle: str) -> list[int]:
+    """Steps whose text, tool name, arguments or error contain ``needle`` (case-insensitive)."""
+    import re
+
+    if not needle.strip() or steps.height == 0:
+        return []
+    pat = "(?i)" + re.escape(needle.strip())
+    cond = (pl.col("text").fill_null("").str.contains(pat)
+            | pl.col("tool_name").fill_null("").str.contains(pat)
+            | pl.col("tool_args").fill_null("").str.contains(pat)
+            | pl.col("error_text").fill_null("").str.contains(pat)
+            | pl.col("agent").fill_null("").str.contains(pat))
+    return [int(s) for s in steps.filter(cond)["step"].to_list()]

@@ -1,0 +1,440 @@
+"""Model comparison tab: what an analyst needs to pick a model.
+
+Pass rate with Wilson CI bars, decisive-failure categories per model (stacked), where the
+decisive step falls (relative position histogram), horizon curves (success vs run length
+with H50/H80 marked) and the self-conditioning curve. Numbers come from
+:mod:`analyzer.metrics`; this view only draws them, over the runs the current filter shows.
+Groups are models (or frameworks, or task families); the largest few are drawn and the rest
+are pooled into one "other" group so the plots stay readable.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from analyzer.session import Session
+from analyzer.taxonomy import CATEGORY_IDS
+from ui.bridge import SessionBridge
+from ui.i18n.labels import category_title
+from ui.theme import CATEGORY_COLORS
+
+MODEL_COLORS = ("#3D7DD8", "#E8743B", "#19A979", "#945ECF", "#ED4A7B", "#13A4B4", "#525DF4", "#BF399E",
+                "#6C8893", "#EE6868")
+HIST_BINS = 10
+DEFAULT_TOP = 8
+UNKNOWN = "(unknown)"
+
+
+def model_color(i: int) -> QColor:
+    """Colour of the i-th group."""
+    return QColor(MODEL_COLORS[i % len(MODEL_COLORS)])
+
+
+def _short(name: str, n: int = 26) -> str:
+    return name if len(name) <= n else name[: n - 1] + "…"
+
+
+def _arr(values: list[Any]) -> np.ndarray:
+    return np.array([np.nan if v is None else float(v) for v in values], dtype=float)
+
+
+class ComparePanel(QWidget):
+    """Model-comparison plots and table."""
+
+    def __init__(self, session: Session, bridge: SessionBridge, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.bridge = bridge
+        self._dirty = True
+        self.metrics: pl.DataFrame | None = None
+        self.self_cond: pl.DataFrame | None = None
+        self.groups: list[str] = []
+        pal = self.palette()
+        self._fg = pal.color(QPalette.ColorRole.Text)
+        self._bg = pal.color(QPalette.ColorRole.Base)
+        self._muted = QColor(self._fg.red(), self._fg.green(), self._fg.blue(), 150)
+        small = QFont(self.font())
+        small.setPointSizeF(max(7.5, self.font().pointSizeF() - 1.5))
+        self._small = small
+
+        self.group_box = QComboBox(self)
+        self.group_box.setObjectName("compareGroupBy")
+        self.group_box.addItem(self.tr("Model"), "model")
+        self.group_box.addItem(self.tr("Framework"), "framework")
+        self.group_box.addItem(self.tr("Task family"), "task_family")
+        self.group_box.setToolTip(self.tr("What to compare"))
+        self.group_box.currentIndexChanged.connect(lambda _i: self.refresh())
+        self.top_box = QSpinBox(self)
+        self.top_box.setObjectName("compareTop")
+        self.top_box.setRange(2, 30)
+        self.top_box.setValue(DEFAULT_TOP)
+        self.top_box.setToolTip(self.tr("The largest groups are drawn; the rest are pooled into one group"))
+        self.top_box.valueChanged.connect(lambda _v: self.refresh())
+        self.note = QLabel(self)
+        self.note.setObjectName("compareNote")
+        self.note.setWordWrap(True)
+        controls = QHBoxLayout()
+        controls.setContentsMargins(0, 0, 0, 0)
+        controls.addWidget(QLabel(self.tr("Compare by"), self))
+        controls.addWidget(self.group_box)
+        controls.addSpacing(12)
+        controls.addWidget(QLabel(self.tr("Largest groups shown"), self))
+        controls.addWidget(self.top_box)
+        controls.addSpacing(12)
+        controls.addWidget(self.note, 1)
+
+        self.table = QTableWidget(self)
+        self.table.setObjectName("compareTable")
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        self.table.setAlternatingRowColors(True)
+        self.table.setShowGrid(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+
+        self.glw = pg.GraphicsLayoutWidget(self)
+        self.glw.setObjectName("comparePlots")
+        self.glw.setBackground(self._bg)
+        self.glw.ci.setSpacing(6)
+        self.glw.ci.setContentsMargins(6, 6, 6, 6)
+        top_row = self.glw.addLayout(row=0, col=0)
+        bottom_row = self.glw.addLayout(row=1, col=0)
+        self.pass_plot = self._plot(top_row, 0, self.tr("Pass rate with 95% CI"))
+        self.cat_plot = self._plot(top_row, 1, self.tr("Decisive failure categories (share of failed runs)"))
+        self.cat_legend = pg.LegendItem(labelTextSize=f"{self._small.pointSizeF()}pt", labelTextColor=self._fg,
+                                        verSpacing=-4)
+        top_row.addItem(self.cat_legend, row=0, col=2)
+        self.pos_plot = self._plot(bottom_row, 0, self.tr("Decisive step position (▼ group medians)"))
+        self.horizon_plot = self._plot(bottom_row, 1, self.tr("Horizon: success vs run length"))
+        self.sc_plot = self._plot(bottom_row, 2, self.tr("Self-conditioning"))
+        self.pass_plot.getAxis("left").setWidth(170)
+        self.cat_plot.getAxis("left").setStyle(showValues=False)
+        self.cat_plot.getAxis("left").setWidth(8)
+        top_row.layout.setColumnStretchFactor(0, 5)
+        top_row.layout.setColumnStretchFactor(1, 5)
+        top_row.layout.setColumnStretchFactor(2, 2)
+        for i in range(3):
+            bottom_row.layout.setColumnStretchFactor(i, 1)
+
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        top = QWidget(self)
+        tl = QVBoxLayout(top)
+        tl.setContentsMargins(8, 6, 8, 0)
+        tl.setSpacing(4)
+        tl.addLayout(controls)
+        tl.addWidget(self.table, 1)
+        split.addWidget(top)
+        split.addWidget(self.glw)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 3)
+        split.setSizes([220, 680])
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(split)
+        bridge.runsChanged.connect(self._mark_dirty)
+
+    def _plot(self, host: Any, col: int, title: str) -> Any:
+        p = host.addPlot(row=0, col=col)
+        p.setTitle(f"<span style='color:{self._fg.name()}'><b>{html.escape(title)}</b></span>",
+                   size=f"{self._small.pointSizeF() + 0.5}pt")
+        p.showGrid(x=True, y=True, alpha=0.12)
+        p.setMenuEnabled(False)
+        p.hideButtons()
+        p.setMouseEnabled(x=False, y=False)
+        for axis in ("left", "bottom"):
+            ax = p.getAxis(axis)
+            ax.setPen(pg.mkPen(self._fg))
+            ax.setTextPen(pg.mkPen(self._fg))
+            ax.setStyle(tickFont=self._small)
+        return p
+
+    def _mark_dirty(self) -> None:
+        self._dirty = True
+        if self.isVisible():
+            self.refresh()
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if self._dirty:
+            self.refresh()
+
+    @property
+    def group_by(self) -> str:
+        """Grouping column (``model``, ``framework`` or ``task_family``)."""
+        return str(self.group_box.currentData())
+
+    # data -------------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Recompute the metrics over the filtered runs and redraw."""
+        self._dirty = False
+        for p in (self.pass_plot, self.cat_plot, self.pos_plot, self.horizon_plot, self.sc_plot):
+            p.clear()
+            if p.legend is not None:
+                p.legend.clear()
+        self.cat_legend.clear()
+        view = self.session.filtered_runs()
+        if view.height == 0:
+            self.metrics = None
+            self.note.setText(self.tr("Open traces to compare models."))
+            self.table.setRowCount(0)
+            return
+        try:
+            from analyzer.metrics import model_metrics, self_conditioning
+        except ImportError as exc:
+            self.metrics = None
+            self.note.setText(self.tr("Model metrics are not available in this build ({err}).").format(err=exc))
+            return
+        g = self.group_by
+        ids = view["trace_id"].implode()
+        traces = self.session.traces.filter(pl.col("trace_id").is_in(ids))
+        traces, groups, pooled = self._pool_groups(traces, g)
+        runs = self.session.analysis.runs.filter(pl.col("trace_id").is_in(ids))
+        steps = self.session.steps.filter(pl.col("trace_id").is_in(ids))
+        findings = self.session.analysis.findings.filter(pl.col("trace_id").is_in(ids))
+        ann = self.session.annotations
+        metrics = model_metrics(traces, runs if runs.height else None, ann if ann.height else None,
+                                group_by=(g,), steps=steps)
+        order = {name: i for i, name in enumerate(groups)}
+        self.metrics = metrics.with_columns(pl.col(g).replace_strict(order, default=len(order)).alias("_order")) \
+            .sort("_order").drop("_order")
+        self.groups = [str(x) for x in self.metrics[g].to_list()]
+        self.self_cond = self_conditioning(steps, findings if findings.height else None, traces=traces, group_by=(g,))
+        pooled_sc = self_conditioning(steps, findings if findings.height else None)
+        txt = self.tr("{runs} runs in {groups} groups, {analysed} analysed (the runs the current filter shows).").format(
+            runs=traces.height, groups=view[g].fill_null(UNKNOWN).n_unique(), analysed=runs.height)
+        if pooled:
+            txt += " " + self.tr("{n} smaller groups are pooled as “{other}”.").format(n=pooled, other=self._other_label())
+        if runs.height == 0:
+            txt += " " + self.tr("Analyse the runs to see failure categories, decisive steps and horizons.")
+        self.note.setText(txt)
+        self._fill_table(self.metrics, g)
+        self._draw_pass(self.metrics)
+        self._draw_categories(self.metrics)
+        self._draw_positions(view.join(traces.select("trace_id", pl.col(g).alias("_group")), on="trace_id", how="inner"))
+        self._draw_horizons(self.metrics, traces)
+        self._draw_self_conditioning(self.self_cond, pooled_sc, g)
+
+    def _other_label(self) -> str:
+        return self.tr("other")
+
+    def _pool_groups(self, traces: pl.DataFrame, g: str) -> tuple[pl.DataFrame, list[str], int]:
+        """Keep the largest groups, pool the rest into one; returns (traces, group order, pooled count)."""
+        traces = traces.with_columns(pl.col(g).fill_null(UNKNOWN).alias(g))
+        sizes = traces.group_by(g).len().sort(["len", g], descending=[True, False])
+        names = [str(x) for x in sizes[g].to_list()]
+        top = self.top_box.value()
+        if len(names) <= top:
+            return traces, names, 0
+        keep = names[: top - 1]
+        other = self._other_label()
+        traces = traces.with_columns(pl.when(pl.col(g).is_in(keep)).then(pl.col(g)).otherwise(pl.lit(other)).alias(g))
+        return traces, [*keep, other], len(names) - len(keep)
+
+    def _fill_table(self, m: pl.DataFrame, g: str) -> None:
+        cols = [(g, self.group_box.currentText()), ("runs", self.tr("Runs")), ("pass_rate", self.tr("Pass rate")),
+                ("ci", self.tr("95% CI")), ("failures", self.tr("Failed")), ("attributed", self.tr("Attributed")),
+                ("top_category", self.tr("Top failure category")), ("decisive_rel_median", self.tr("Decisive step (median position)")),
+                ("p_step", self.tr("Per-step reliability p̂")), ("horizon_50", self.tr("H50 (steps)")),
+                ("horizon_80", self.tr("H80 (steps)")), ("label_source", self.tr("Labels"))]
+        self.table.setColumnCount(len(cols))
+        self.table.setHorizontalHeaderLabels([c[1] for c in cols])
+        self.table.setRowCount(m.height)
+        for r, row in enumerate(m.iter_rows(named=True)):
+            for c, (key, _title) in enumerate(cols):
+                item = QTableWidgetItem(self._cell(key, row))
+                if key not in (g, "top_category", "label_source"):
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if key == g:
+                    item.setForeground(model_color(r))
+                    item.setToolTip(str(row.get(g)))
+                self.table.setItem(r, c, item)
+
+    def _cell(self, key: str, row: dict[str, Any]) -> str:
+        def f(v: Any, fmt: str = "{:.2f}") -> str:
+            return "—" if v is None else fmt.format(v)
+        if key == "ci":
+            lo, hi = row.get("pass_rate_low"), row.get("pass_rate_high")
+            return "—" if lo is None or hi is None else f"{lo:.2f}–{hi:.2f}"
+        if key == "top_category":
+            best = max(CATEGORY_IDS, key=lambda c: row.get(f"n_{c}") or 0)
+            return category_title(best) if (row.get(f"n_{best}") or 0) > 0 else "—"
+        if key == "p_step":
+            return f(row.get(key), "{:.3f}")
+        if key in ("pass_rate", "decisive_rel_median"):
+            return f(row.get(key))
+        if key in ("horizon_50", "horizon_80"):
+            return f(row.get(key), "{:.1f}")
+        v = row.get(key)
+        return "—" if v is None else str(v)
+
+    # drawing -------------------------------------------------------------------------------------
+    def _group_axis(self, plot: Any, n: int) -> None:
+        """Groups on the left axis, first group at the top."""
+        plot.getAxis("left").setTicks([[(n - 1 - i, _short(name)) for i, name in enumerate(self.groups)]])
+        plot.setYRange(-0.6, n - 0.4, padding=0)
+        plot.showGrid(x=True, y=False, alpha=0.12)
+
+    def _draw_pass(self, m: pl.DataFrame) -> None:
+        n = m.height
+        y = np.arange(n - 1, -1, -1, dtype=float)
+        rate, lo, hi = _arr(m["pass_rate"].to_list()), _arr(m["pass_rate_low"].to_list()), _arr(m["pass_rate_high"].to_list())
+        ok = ~np.isnan(rate)
+        if ok.any():
+            brushes = [pg.mkBrush(model_color(i)) for i in range(n) if ok[i]]
+            self.pass_plot.addItem(pg.BarGraphItem(x0=np.zeros(int(ok.sum())), y=y[ok], height=0.62, width=rate[ok],
+                                                   brushes=brushes, pen=pg.mkPen(None)))
+            self.pass_plot.addItem(pg.ErrorBarItem(x=rate[ok], y=y[ok], left=(rate - lo)[ok], right=(hi - rate)[ok],
+                                                   beam=0.25, pen=pg.mkPen(self._fg, width=1.3)))
+        for i, runs in enumerate(m["runs"].to_list()):
+            t = pg.TextItem(f"n={runs}", color=self._muted, anchor=(0, 0.5))
+            t.setFont(self._small)
+            t.setPos(1.04, float(y[i]))
+            self.pass_plot.addItem(t)
+        self._group_axis(self.pass_plot, n)
+        self.pass_plot.setXRange(0, 1.28, padding=0)
+        self.pass_plot.getAxis("bottom").setTicks([[(v, f"{v:.1f}") for v in (0, 0.2, 0.4, 0.6, 0.8, 1.0)]])
+
+    def _draw_categories(self, m: pl.DataFrame) -> None:
+        n = m.height
+        y = np.arange(n - 1, -1, -1, dtype=float)
+        left = np.zeros(n)
+        drawn = False
+        for cat in CATEGORY_IDS:
+            col = f"share_{cat}"
+            if col not in m.columns:
+                continue
+            share = np.nan_to_num(_arr(m[col].to_list()))
+            if not share.any():
+                continue
+            item = pg.BarGraphItem(x0=left.copy(), y=y, height=0.62, width=share, brush=pg.mkBrush(QColor(CATEGORY_COLORS[cat])),
+                                   pen=pg.mkPen(self._bg, width=0.6))
+            self.cat_plot.addItem(item)
+            self.cat_legend.addItem(item, category_title(cat))
+            left += share
+            drawn = True
+        if not drawn:
+            self._empty(self.cat_plot, self.tr("No categorised failures yet"), 0.5, n / 2 - 0.5)
+        for i, failures in enumerate(m["failures"].to_list()):
+            if not failures:
+                t = pg.TextItem(self.tr("no failures"), color=self._muted, anchor=(0, 0.5))
+                t.setFont(self._small)
+                t.setPos(0.02, float(y[i]))
+                self.cat_plot.addItem(t)
+        self._group_axis(self.cat_plot, n)
+        self.cat_plot.setXRange(0, 1.0, padding=0.01)
+
+    def _draw_positions(self, data: pl.DataFrame) -> None:
+        data = data.select("_group", "decisive_step", "n_steps").drop_nulls("decisive_step")
+        edges = np.linspace(0, 1, HIST_BINS + 1)
+        if data.height == 0:
+            self._empty(self.pos_plot, self.tr("No decisive steps yet"), 0.5, 0.5)
+            self.pos_plot.setYRange(0, 1)
+        else:
+            rel = np.array([d / max(1, (n or 1) - 1) for d, n in data.select("decisive_step", "n_steps").iter_rows()], dtype=float)
+            counts, _ = np.histogram(np.clip(rel, 0, 1), bins=edges)
+            self.pos_plot.addItem(pg.BarGraphItem(x0=edges[:-1], x1=edges[1:], y0=np.zeros(HIST_BINS), height=counts,
+                                                  brush=pg.mkBrush(QColor("#8A8F98").lighter(130)),
+                                                  pen=pg.mkPen(self._bg, width=1)))
+            # per-group medians as ticks above the bars
+            top = float(counts.max()) * 1.08 + 0.2
+            for i, name in enumerate(self.groups):
+                sub = data.filter(pl.col("_group") == name)
+                if sub.height == 0:
+                    continue
+                r = np.array([d / max(1, (n or 1) - 1) for d, n in sub.select("decisive_step", "n_steps").iter_rows()])
+                self.pos_plot.addItem(pg.ScatterPlotItem(x=[float(np.median(r))], y=[top], symbol="t", size=11,
+                                                         brush=pg.mkBrush(model_color(i)), pen=pg.mkPen(self._bg)))
+            self.pos_plot.setYRange(0, top * 1.1, padding=0)
+        self.pos_plot.setLabel("bottom", self.tr("relative position (0 first step, 1 last)"))
+        self.pos_plot.setLabel("left", self.tr("failed runs"))
+        self.pos_plot.setXRange(0, 1, padding=0.02)
+
+    def _draw_horizons(self, m: pl.DataFrame, traces: pl.DataFrame) -> None:
+        from analyzer.metrics import horizon_curve
+
+        max_len = int(traces["n_steps"].max() or 10) if traces.height else 10
+        span = max(10, int(max_len * 1.5))
+        for level in (0.5, 0.8):
+            line = pg.InfiniteLine(pos=level, angle=0, movable=False, pen=pg.mkPen(self._muted, width=0.8, style=Qt.PenStyle.DotLine),
+                                   label=f"{int(level * 100)}%", labelOpts={"position": 0.97, "color": self._muted})
+            self.horizon_plot.addItem(line)
+        drawn = False
+        for i, row in enumerate(m.iter_rows(named=True)):
+            p = row.get("p_step")
+            if p is None:
+                continue
+            curve = horizon_curve(float(p), min(span, 2000))
+            color = model_color(i)
+            item = self.horizon_plot.plot(curve["steps"].to_numpy(), curve["success"].to_numpy(), pen=pg.mkPen(color, width=2))
+            item.setToolTip(str(row[self.group_by]))
+            marks = [(h, lv) for h, lv in ((row.get("horizon_50"), 0.5), (row.get("horizon_80"), 0.8)) if h is not None and h <= span]
+            if marks:
+                self.horizon_plot.addItem(pg.ScatterPlotItem(x=[h for h, _ in marks], y=[lv for _, lv in marks], size=8,
+                                                             brush=pg.mkBrush(color), pen=pg.mkPen(self._bg)))
+            drawn = True
+        if not drawn:
+            self._empty(self.horizon_plot, self.tr("Needs analysed runs (decisive steps)"), span / 2, 0.5)
+        self.horizon_plot.setLabel("bottom", self.tr("run length (steps); ● H80, H50"))
+        self.horizon_plot.setXRange(0, span, padding=0)
+        self.horizon_plot.setYRange(0, 1.02, padding=0)
+
+    def _draw_self_conditioning(self, sc: pl.DataFrame | None, pooled: pl.DataFrame, g: str) -> None:
+        if pooled.height == 0:
+            self._empty(self.sc_plot, self.tr("No steps"), 1, 0.5)
+            return
+        buckets = sorted(pooled["k"].unique().to_list(), key=lambda k: int(str(k).rstrip("+")))
+        xpos = {k: i for i, k in enumerate(buckets)}
+        legend = self.sc_plot.addLegend(offset=(4, 4), labelTextSize=f"{self._small.pointSizeF()}pt", labelTextColor=self._fg,
+                                        verSpacing=-6, brush=pg.mkBrush(self._bg.red(), self._bg.green(), self._bg.blue(), 200))
+        ymax = 0.0
+        if sc is not None and sc.height:
+            for i, name in enumerate(self.groups):
+                sub = sc.filter(pl.col(g) == name).drop_nulls("p_error")
+                if sub.height < 2:
+                    continue
+                x = np.array([xpos[k] for k in sub["k"].to_list()], dtype=float)
+                y = sub["p_error"].to_numpy()
+                self.sc_plot.plot(x, y, pen=pg.mkPen(model_color(i), width=1.2), symbol="o", symbolSize=4,
+                                  symbolBrush=model_color(i), symbolPen=None)
+                ymax = max(ymax, float(np.nanmax(y)))
+        allp = pooled.drop_nulls("p_error")
+        if allp.height:
+            x = np.array([xpos[k] for k in allp["k"].to_list()], dtype=float)
+            y = allp["p_error"].to_numpy()
+            lo, hi = allp["p_error_low"].to_numpy(), allp["p_error_high"].to_numpy()
+            self.sc_plot.addItem(pg.ErrorBarItem(x=x, y=y, top=hi - y, bottom=y - lo, beam=0.12, pen=pg.mkPen(self._fg, width=1.4)))
+            self.sc_plot.plot(x, y, pen=pg.mkPen(self._fg, width=3), symbol="o", symbolSize=8, symbolBrush=self._fg,
+                              symbolPen=None, name=self.tr("all runs (95% CI)"))
+            ymax = max(ymax, float(np.nanmax(hi)))
+        if not legend.items:
+            legend.hide()
+        self.sc_plot.getAxis("bottom").setTicks([[(i, str(k)) for i, k in enumerate(buckets)]])
+        self.sc_plot.setLabel("bottom", self.tr("k prior errors; thin lines: groups"))
+        self.sc_plot.setXRange(-0.3, len(buckets) - 0.7, padding=0)
+        self.sc_plot.setYRange(0, max(0.1, min(1.0, ymax * 1.15)), padding=0)
+
+    def _empty(self, plot: Any, text: str, x: float, y: float) -> None:
+        t = pg.TextItem(text, color=self._muted, anchor=(0.5, 0.5))
+        t.setFont(self._small)
+        t.setPos(x, y)
+        plot.addItem(t)

@@ -1,0 +1,455 @@
+"""Paints step cards for the transcript (one uniform delegate, no widgets per item).
+
+Card heights are estimated from character counts when a card is folded (O(1), no text
+layout), so a 5,000-step run lays out quickly; only unfolded cards are measured exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QRect,
+    QRectF,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPalette, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QToolTip,
+)
+
+from ui.i18n.labels import category_title, kind_label, role_label
+from ui.models.steps_list import CARD_ROLE, StepCard
+from ui.theme import (
+    CANDIDATE,
+    DECISIVE,
+    ERROR,
+    ROLE_COLORS,
+    category_color,
+    is_dark,
+    mix,
+    mono_font,
+)
+
+FOLD_LINES = 5
+"""Lines of text a folded card shows."""
+
+MAX_EXPANDED_CHARS = 60_000
+"""An unfolded card shows at most this much text (the inspector shows everything)."""
+
+GUTTER = 30
+PAD = 9
+GAP = 4
+RIGHT = 8
+
+
+class StepCardDelegate(QStyledItemDelegate):
+    """Draws a step card and handles clicks on its "show more" link.
+
+    Signals:
+        toggleRequested(int): the analyst clicked "show more"/"show less" on a row.
+    """
+
+    toggleRequested = Signal(int)
+
+    def __init__(self, view: QAbstractItemView) -> None:
+        super().__init__(view)
+        self.view = view
+        self.mono = mono_font()
+        self._font_cache: tuple[str, tuple[QFont, QFontMetrics, QFontMetrics, QFont], tuple[int, int]] | None = None
+        self._relayout_pending = False
+        self._tr_more = self.tr("Show more")
+        self._tr_less = self.tr("Show less")
+        self._tr_decisive = self.tr("DECISIVE")
+        self._tr_candidate = self.tr("CANDIDATE {n}")
+        self._tr_label = self.tr("LABELLED")
+        self._tr_error = self.tr("ERROR")
+        self._tr_tokens = self.tr("{n} tok")
+        self._tr_lines = self.tr("{n} more lines")
+
+    # geometry -----------------------------------------------------------------------
+    def _fonts(self) -> tuple[QFont, QFontMetrics, QFontMetrics, QFont]:
+        if self._font_cache is None:
+            font = self.view.font()
+            bold = QFont(font)
+            bold.setBold(True)
+            fm, mfm = QFontMetrics(font), QFontMetrics(self.mono)
+            self._font_cache = (font.key(), (font, fm, mfm, bold), (_line_height(fm), _line_height(mfm)))
+        return self._font_cache[1]
+
+    def reset_metrics(self) -> None:
+        """Forget cached fonts (call after the view's font changes)."""
+        self._font_cache = None
+
+    def _line_heights(self) -> tuple[int, int]:
+        self._fonts()
+        assert self._font_cache is not None
+        return self._font_cache[2]
+
+    def _text_width(self, width: int) -> int:
+        return max(80, width - GUTTER - 2 * PAD - RIGHT - 4)
+
+    def _layout(self, card: StepCard, width: int, exact: bool = True) -> dict[str, Any]:
+        """Heights of the parts of a card.
+
+        Args:
+            card: The card.
+            width: Available width.
+            exact: Measure wrapped text (slower); else estimate from character counts.
+        """
+        _font, fm, mfm, _bold = self._fonts()
+        w = self._text_width(width)
+        lh, mlh = self._line_heights()
+        header = lh + 6
+        tool_text = _tool_text(card)
+        wrap = int(Qt.TextFlag.TextWordWrap)
+        if card.expanded:
+            body_text = card.text[:MAX_EXPANDED_CHARS]
+            body = fm.boundingRect(QRect(0, 0, w, 10**7), wrap, body_text).height() if body_text else 0
+            tool = mfm.boundingRect(QRect(0, 0, w, 10**7), int(Qt.TextFlag.TextWrapAnywhere), tool_text).height() if tool_text else 0
+            err = fm.boundingRect(QRect(0, 0, w, 10**7), wrap, card.error_text or "").height() if card.error_text else 0
+            foldable = True
+            more_lines = 0
+        else:
+            cpl = max(10, w // max(1, fm.averageCharWidth()))
+            preview = _preview(card.text, FOLD_LINES, cpl)
+            if not preview:
+                full = 0
+            elif exact:
+                full = fm.boundingRect(QRect(0, 0, w, 10**6), wrap, preview).height()
+            else:
+                full = _estimate_lines(preview, cpl, FOLD_LINES + 2) * lh
+            body = min(full, FOLD_LINES * lh)
+            tool = mlh if tool_text else 0
+            err = lh if card.error_text else 0
+            mcpl = max(10, w // max(1, mfm.averageCharWidth()))
+            long_tool = len(tool_text) > mcpl
+            long_err = bool(card.error_text) and len(card.error_text or "") > cpl
+            cut = len(preview) < len(card.text)
+            foldable = full > FOLD_LINES * lh + 2 or cut or long_tool or long_err
+            more_lines = 0
+            if cut or full > FOLD_LINES * lh + 2:
+                total = max(_estimate_lines(card.text, cpl, FOLD_LINES + 60), card.text.count("\n") + 1)
+                more_lines = max(0, total - FOLD_LINES)
+        more = lh + 2 if foldable else 0
+        parts = [p for p in (tool, body, err, more) if p]
+        height = PAD + header + sum(parts) + GAP * len(parts) + PAD - 2
+        return {"header": header, "tool": tool, "body": body, "err": err, "more": more, "height": height,
+                "foldable": foldable, "more_lines": more_lines, "w": w, "tool_text": tool_text}
+
+    def exact_layout(self, card: StepCard, width: int) -> dict[str, Any]:
+        """The measured layout of a card (cached)."""
+        key = (width, card.expanded)
+        lay = card.layouts.get(key)
+        if lay is None:
+            if len(card.layouts) > 4:
+                card.layouts.clear()
+            lay = self._layout(card, width, exact=True)
+            card.layouts[key] = lay
+        return lay
+
+    def card_height(self, card: StepCard, width: int) -> int:
+        """Row height: exact once the card was painted (or unfolded), estimated before."""
+        key = (width, card.expanded)
+        h = card.heights.get(key)
+        if h is None:
+            lay = card.layouts.get(key) or self._layout(card, width, exact=card.expanded)
+            h = int(lay["height"]) + 6
+            if len(card.heights) > 8:
+                card.heights.clear()
+            card.heights[key] = h
+        return h
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        card = index.data(CARD_ROLE)
+        width = self.view.viewport().width()
+        if not isinstance(card, StepCard):
+            return QSize(width, 24)
+        return QSize(width, self.card_height(card, width))
+
+    def _correct_height(self, card: StepCard, width: int, lay: dict[str, Any]) -> None:
+        """After painting with the measured layout, fix an estimated row height (relayout later)."""
+        key = (width, card.expanded)
+        exact = int(lay["height"]) + 6
+        if card.heights.get(key) != exact:
+            card.heights[key] = exact
+            if not self._relayout_pending:
+                self._relayout_pending = True
+                QTimer.singleShot(0, self._relayout)
+
+    def _relayout(self) -> None:
+        self._relayout_pending = False
+        model = self.view.model()
+        if model is not None and model.rowCount() > 0:
+            self.sizeHintChanged.emit(model.index(0, 0))  # the view re-lays out (cached heights: cheap)
+
+    def _more_rect(self, rect: QRect, lay: dict[str, Any]) -> QRect:
+        x = rect.left() + GUTTER + PAD + 4
+        y = rect.top() + 3 + lay["height"] - PAD + 2 - lay["more"]
+        return QRect(x, y, lay["w"], lay["more"])
+
+    # painting ------------------------------------------------------------------------
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        card = index.data(CARD_ROLE)
+        if not isinstance(card, StepCard):
+            return
+        font, fm, mfm, bold = self._fonts()
+        pal: QPalette = option.palette
+        dark = is_dark(pal)
+        base = pal.color(QPalette.ColorRole.Base)
+        text_c = pal.color(QPalette.ColorRole.Text)
+        muted = mix(text_c, base, 0.45)
+        rect: QRect = option.rect
+        lay = self.exact_layout(card, rect.width())
+        self._correct_height(card, rect.width(), lay)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        hover = bool(option.state & QStyle.StateFlag.State_MouseOver)
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.fillRect(rect, pal.color(QPalette.ColorRole.Window))
+
+        card_rect = QRect(rect.left() + GUTTER, rect.top() + 3, rect.width() - GUTTER - RIGHT, lay["height"])
+        role_c = QColor(ROLE_COLORS.get(card.role, "#8A8F98"))
+        bg = QColor(base)
+        if card.role in ("tool", "environment") or card.kind == "observation":
+            bg = mix(base, QColor("#8A8F98"), 0.10 if dark else 0.06)
+        if card.is_error:
+            bg = mix(base, QColor(ERROR), 0.16 if dark else 0.08)
+        if selected:
+            bg = mix(bg, pal.color(QPalette.ColorRole.Highlight), 0.16 if dark else 0.10)
+        border = pal.color(QPalette.ColorRole.Mid)
+        pen_w = 1.0
+        if card.match:
+            border, pen_w = QColor("#E0A800"), 2.0
+        if hover:
+            border = mix(border, pal.color(QPalette.ColorRole.Highlight), 0.5)
+        if selected:
+            border, pen_w = pal.color(QPalette.ColorRole.Highlight), 2.0
+        painter.setPen(QPen(border, pen_w))
+        painter.setBrush(bg)
+        painter.drawRoundedRect(QRectF(card_rect).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6)
+        stripe = QRectF(card_rect.left() + 1, card_rect.top() + 5, 3, card_rect.height() - 10)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(role_c)
+        painter.drawRoundedRect(stripe, 1.5, 1.5)
+
+        self._paint_gutter(painter, rect, card, lay)
+
+        x = card_rect.left() + PAD + 4
+        y = card_rect.top() + PAD
+        w = lay["w"]
+        # header
+        painter.setFont(bold)
+        painter.setPen(muted)
+        num = f"#{card.step}"
+        painter.drawText(QRect(x, y, w, lay["header"]), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, num)
+        hx = x + QFontMetrics(bold).horizontalAdvance(num) + 8
+        painter.setPen(role_c if not dark else mix(role_c, text_c, 0.3))
+        agent = card.agent or card.role
+        agent_w = min(QFontMetrics(bold).horizontalAdvance(agent) + 4, w // 3)
+        painter.drawText(QRect(hx, y, agent_w, lay["header"]), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
+                         QFontMetrics(bold).elidedText(agent, Qt.TextElideMode.ElideRight, agent_w))
+        hx += agent_w + 8
+        painter.setFont(font)
+        painter.setPen(muted)
+        kind = kind_label(card.kind)
+        if card.role and card.role != card.agent and card.role != card.kind:
+            kind = f"{role_label(card.role)} · {kind}"
+        if card.tool_name:
+            kind = f"{kind} · {card.tool_name}"
+        badges = self._badges(card)
+        badge_w = sum(QFontMetrics(self._small_font(font)).horizontalAdvance(b[0]) + 14 for b in badges) + 6 * len(badges)
+        kind_w = max(0, x + w - badge_w - hx - 8)
+        painter.drawText(QRect(hx, y, kind_w, lay["header"]), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
+                         fm.elidedText(kind, Qt.TextElideMode.ElideRight, kind_w))
+        self._paint_badges(painter, badges, x + w, y, font, pal)
+        y += lay["header"] + GAP
+
+        # tool call
+        if lay["tool"]:
+            painter.setFont(self.mono)
+            painter.setPen(mix(text_c, QColor("#3D7DD8"), 0.35))
+            r = QRect(x, y, w, lay["tool"])
+            if card.expanded:
+                painter.drawText(r, int(Qt.TextFlag.TextWrapAnywhere) | int(Qt.AlignmentFlag.AlignTop), lay["tool_text"])
+            else:
+                painter.drawText(r, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
+                                 mfm.elidedText(lay["tool_text"].replace("\n", " "), Qt.TextElideMode.ElideRight, w))
+            y += lay["tool"] + GAP
+        # body
+        if lay["body"]:
+            painter.setFont(font)
+            painter.setPen(text_c)
+            r = QRect(x, y, w, lay["body"])
+            text = card.text[:MAX_EXPANDED_CHARS] if card.expanded else _preview(card.text, FOLD_LINES, w // max(1, fm.averageCharWidth()))
+            painter.save()
+            painter.setClipRect(r)
+            painter.drawText(r, int(Qt.TextFlag.TextWordWrap) | int(Qt.AlignmentFlag.AlignTop), text)
+            painter.restore()
+            y += lay["body"] + GAP
+        # error
+        if lay["err"]:
+            painter.setFont(bold)
+            painter.setPen(QColor(ERROR) if not dark else QColor("#FF7B72"))
+            r = QRect(x, y, w, lay["err"])
+            err = card.error_text or ""
+            if card.expanded:
+                painter.drawText(r, int(Qt.TextFlag.TextWordWrap) | int(Qt.AlignmentFlag.AlignTop), err)
+            else:
+                painter.drawText(r, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
+                                 QFontMetrics(bold).elidedText("⚠ " + err.replace("\n", " "), Qt.TextElideMode.ElideRight, w))
+            y += lay["err"] + GAP
+        # show more / less
+        if lay["more"]:
+            painter.setFont(font)
+            painter.setPen(pal.color(QPalette.ColorRole.Link))
+            if card.expanded:
+                label = "▴ " + self._tr_less
+            else:
+                label = "▾ " + self._tr_more
+                if lay["more_lines"]:
+                    label += "  (" + self._tr_lines.format(n=lay["more_lines"]) + ")"
+            painter.drawText(self._more_rect(rect, lay), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)
+        painter.restore()
+
+    @staticmethod
+    def _small_font(font: QFont) -> QFont:
+        f = QFont(font)
+        f.setPointSizeF(max(7.0, font.pointSizeF() - 2))
+        f.setBold(True)
+        return f
+
+    def _badges(self, card: StepCard) -> list[tuple[str, QColor, bool]]:
+        out: list[tuple[str, QColor, bool]] = []
+        if card.rank == 1:
+            out.append((self._tr_decisive, QColor(DECISIVE), True))
+        elif card.rank in (2, 3):
+            out.append((self._tr_candidate.format(n=card.rank), QColor(CANDIDATE), True))
+        if card.gold:
+            out.append((self._tr_label, QColor("#6E7681"), False))
+        if card.is_error:
+            out.append((self._tr_error, QColor(ERROR), False))
+        if card.value is not None:
+            txt = f"V {card.value:.2f}"
+            if card.drop:
+                txt += f"  ▼{card.drop:.2f}"
+            out.append((txt, QColor("#3D7DD8") if not card.drop or card.drop < 0.15 else QColor(DECISIVE), False))
+        if card.tokens:
+            out.append((self._tr_tokens.format(n=card.tokens), QColor("#8A8F98"), False))
+        return out
+
+    def _paint_badges(self, painter: QPainter, badges: list[tuple[str, QColor, bool]], right: int, y: int,
+                      font: QFont, pal: QPalette) -> None:
+        small = self._small_font(font)
+        sfm = QFontMetrics(small)
+        painter.setFont(small)
+        x = right
+        h = sfm.height() + 4
+        for text, color, filled in reversed(badges):
+            bw = sfm.horizontalAdvance(text) + 14
+            x -= bw
+            r = QRectF(x, y + 1, bw, h)
+            if filled:
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(color)
+                painter.drawRoundedRect(r, h / 2, h / 2)
+                painter.setPen(QColor("#FFFFFF"))
+            else:
+                painter.setPen(QPen(color, 1.2))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRoundedRect(r.adjusted(0.5, 0.5, -0.5, -0.5), h / 2, h / 2)
+                painter.setPen(color)
+            painter.drawText(r, Qt.AlignmentFlag.AlignCenter, text)
+            x -= 6
+
+    def _paint_gutter(self, painter: QPainter, rect: QRect, card: StepCard, lay: dict[str, Any]) -> None:
+        top = rect.top() + 3
+        if card.rank == 1:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(DECISIVE))
+            painter.drawRoundedRect(QRectF(rect.left() + 3, top + 2, 4, lay["height"] - 4), 2, 2)
+        elif card.rank in (2, 3):
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(CANDIDATE))
+            painter.drawRoundedRect(QRectF(rect.left() + 3, top + 2, 4, lay["height"] - 4), 2, 2)
+        d = 10
+        for i, f in enumerate(card.findings[:6]):
+            cy = top + PAD + i * (d + 4)
+            if cy + d > top + lay["height"]:
+                break
+            painter.setPen(QPen(QColor(0, 0, 0, 60), 1))
+            painter.setBrush(category_color(f.category))
+            painter.drawEllipse(QRectF(rect.left() + 13, cy, d, d))
+
+    # interaction -------------------------------------------------------------------
+    def editorEvent(self, event: QEvent, model: Any, option: QStyleOptionViewItem,
+                    index: QModelIndex | QPersistentModelIndex) -> bool:
+        if event.type() == QEvent.Type.MouseButtonRelease and isinstance(event, QMouseEvent):
+            card = index.data(CARD_ROLE)
+            if isinstance(card, StepCard):
+                lay = self.exact_layout(card, option.rect.width())
+                if lay["more"] and self._more_rect(option.rect, lay).contains(event.position().toPoint()):
+                    self.toggleRequested.emit(index.row())
+                    return True
+        return super().editorEvent(event, model, option, index)
+
+    def helpEvent(self, event: Any, view: QAbstractItemView, option: QStyleOptionViewItem,
+                  index: QModelIndex | QPersistentModelIndex) -> bool:
+        card = index.data(CARD_ROLE)
+        if not isinstance(card, StepCard):
+            return False
+        pos: QPoint = event.pos()
+        if pos.x() - option.rect.left() < GUTTER:
+            lines = []
+            if card.rank == 1:
+                lines.append(self.tr("Decisive step (predicted)"))
+            elif card.rank in (2, 3):
+                lines.append(self.tr("Candidate decisive step #{n}").format(n=card.rank))
+            for f in card.findings:
+                lines.append(f"● {category_title(f.category)} ({f.score:.2f}) — {f.rationale[:160]}")
+            if lines:
+                QToolTip.showText(event.globalPos(), "\n".join(lines), view)
+                return True
+        QToolTip.hideText()
+        return True
+
+
+def _line_height(fm: QFontMetrics) -> int:
+    """Height of one laid-out line (can exceed ``lineSpacing()`` by a pixel)."""
+    return max(fm.lineSpacing(), fm.boundingRect(QRect(0, 0, 1000, 1000), int(Qt.TextFlag.TextWordWrap), "Xg").height())
+
+
+def _tool_text(card: StepCard) -> str:
+    if not card.tool_name and not card.tool_args:
+        return ""
+    args = card.tool_args or ""
+    return f"{card.tool_name or ''}({args})" if card.tool_name else args
+
+
+def _estimate_lines(text: str, cpl: int, cap: int) -> int:
+    if not text:
+        return 0
+    total = 0
+    for part in text.split("\n", cap):
+        total += max(1, math.ceil(len(part) * 1.08 / cpl))
+        if total > cap:
+            return total
+    return total
+
+
+def _preview(text: str, lines: int, cpl: int) -> str:
+    parts = text.split("\n", lines + 1)[: lines + 1]
+    return "\n".join(p[: cpl * lines + 20] for p in parts)
+
