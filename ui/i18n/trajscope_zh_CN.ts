@@ -1979,6 +1979,10 @@ Analyst: {author}</source>
         <source>Imported annotations from {name}</source>
         <translation>已从 {name} 导入标注</translation>
     </message>
+    <message>
+        <source>Tagging desk</source>
+        <translation>标注台</translation>
+    </message>
 </context>
 <context>
     <name>TaggingDesk</name>
@@ -2346,13 +2350,6 @@ Open traces with File ▸ Open, or drop files and folders on the window.</source
     <message>
         <source>loading the embedder</source>
         <translation>正在加载句向量模型</translation>
-    </message>
-</context>
-<context>
-    <name>ctrl</name>
-    <message>
-        <source>Tagging desk</source>
-        <translation>标注台</translation>
     </message>
 </context>
 </TS>
