@@ -7,8 +7,8 @@ logprobs (never parsed from free text). Temperature 0, fixed seed: same input, s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
 
 from analyzer.jobs import CancelToken, Progress
 from analyzer.schema.models import Trajectory
@@ -25,6 +25,11 @@ class ValueCurve:
         window_start: First step kept in context when the run exceeded the context (0 = all).
         tokens_evaluated: Tokens the model actually evaluated (cost measure).
         model_id: Model that produced it.
+        window_starts: Per value, the first step that was in context when it was computed
+            (all zeros unless the run exceeded the context).
+        prompt_version: Version of the prompts that produced it.
+        cached: True when the curve came from the on-disk cache (then ``tokens_evaluated`` is
+            the cost of the original computation).
     """
 
     values: list[float]
@@ -33,6 +38,26 @@ class ValueCurve:
     window_start: int = 0
     tokens_evaluated: int = 0
     model_id: str = ""
+    window_starts: list[int] = field(default_factory=list)
+    prompt_version: str = ""
+    cached: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, obj: dict[str, Any]) -> ValueCurve:
+        """Inverse of :meth:`to_dict` (unknown keys are ignored)."""
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in obj.items() if k in known})
+
+
+class JudgeError(Exception):
+    """The judge could not answer (the model failed, or the input cannot be judged).
+
+    The message is in plain words; callers record it and carry on without judge scores.
+    """
 
 
 class Judge(Protocol):
