@@ -1,0 +1,181 @@
+"""Attribution of a failed run: ranked candidate decisive steps, agent, category, confidence.
+
+Ranker scores (structure, text cues, detector findings, alignment) give a distribution over
+steps; the judge, when available, re-ranks only the top candidates from short focused
+contexts (its log-odds added with a weight chosen by cross-validation); the category comes
+from the findings on and around the decisive step plus the judge's classification.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from analyzer.attribution.features import FEATURE_NAMES
+from analyzer.attribution.ranker import softmax
+from analyzer.schema.findings import Finding
+from analyzer.schema.models import Trajectory
+from analyzer.taxonomy import CATEGORY_IDS, Category
+
+_EPS = 1e-4
+
+
+@dataclass
+class Candidate:
+    """One candidate decisive step.
+
+    Attributes:
+        step: Step index.
+        agent: Agent of the step.
+        probability: Final probability that it is the decisive step.
+        ranker_logit: Ranker score before the judge.
+        judge_p: Judge's P("this is the decisive mistake"), when asked.
+    """
+
+    step: int
+    agent: str
+    probability: float
+    ranker_logit: float
+    judge_p: float | None = None
+
+
+@dataclass
+class Attribution:
+    """Attribution of one run.
+
+    Attributes:
+        candidates: All steps, best first.
+        probs: Final per-step probability (step order).
+        decisive_step: Best candidate (None for an empty run).
+        decisive_agent: Its agent.
+        category: Taxonomy id of the failure.
+        confidence: Probability of the best candidate.
+        rationale: Short explanation.
+        judge_used: True when the judge re-ranked the candidates.
+        errors: Problems (e.g. judge failures) that did not stop the attribution.
+    """
+
+    candidates: list[Candidate]
+    probs: np.ndarray
+    decisive_step: int | None
+    decisive_agent: str | None
+    category: str | None
+    confidence: float | None
+    rationale: str
+    judge_used: bool = False
+    errors: list[str] = field(default_factory=list)
+
+
+def _logit(p: float) -> float:
+    p = min(1.0 - _EPS, max(_EPS, p))
+    return math.log(p / (1.0 - p))
+
+
+def combine_with_judge(logits: np.ndarray, judge_p: Mapping[int, float], weight: float) -> np.ndarray:
+    """Add the judge's centred log-odds (times ``weight``) to the logits of the judged steps.
+
+    Centring keeps the judged candidates on the ranker's scale: the judge only moves them
+    relative to each other.
+    """
+    out = logits.astype(np.float64).copy()
+    if not judge_p or weight == 0.0:
+        return out
+    lo = {k: _logit(v) for k, v in judge_p.items() if 0 <= k < out.size}
+    if not lo:
+        return out
+    mean = sum(lo.values()) / len(lo)
+    for k, v in lo.items():
+        out[k] += weight * (v - mean)
+    return out
+
+
+def choose_category(
+    trajectory: Trajectory,
+    step: int,
+    findings: Sequence[Finding],
+    features: np.ndarray | None = None,
+    judge_dist: Mapping[str, float] | None = None,
+) -> tuple[str, str]:
+    """Category of the failure at ``step`` and a short reason.
+
+    Findings on the step count fully, findings one step away count 60%; the judge's
+    distribution (if any) is blended in at half weight. Without any evidence, simple
+    structural defaults apply (first decision -> planning error, etc.).
+    """
+    votes: dict[str, float] = {}
+    for f in findings:
+        if f.source == "judge_category":
+            continue
+        w = 1.0 if f.step == step else (0.6 if abs(f.step - step) == 1 else 0.0)
+        if w:
+            votes[str(f.category)] = max(votes.get(str(f.category), 0.0), w * f.score)
+    reason = ""
+    if judge_dist:
+        votes = {k: 0.5 * v for k, v in votes.items()}
+        for k, v in judge_dist.items():
+            if k in CATEGORY_IDS:
+                votes[k] = votes.get(k, 0.0) + 0.5 * float(v)
+        reason = "judge + detectors"
+    if votes:
+        best = max(votes, key=lambda k: votes[k])
+        return best, reason or "detector findings on/near the step"
+    if features is not None and 0 <= step < features.shape[0]:
+        col = {n: k for k, n in enumerate(FEATURE_NAMES)}
+        row = features[step]
+        if row[col["observation"]] and trajectory.steps[step].is_error:
+            return Category.ENVIRONMENT_FAILURE.value, "error output at the step"
+        if row[col["assume"]] or row[col["new_numbers_prose_log"]] > 1.0:
+            return Category.HALLUCINATION.value, "unsupported claims at the step"
+        if row[col["first_decision"]] or row[col["briefing"]]:
+            return Category.PLANNING_ERROR.value, "first committed approach"
+        if row[col["verify"]] or row[col["done"]]:
+            return Category.FALSE_SUCCESS.value, "unverified success claim"
+    return Category.OTHER.value, "no specific evidence"
+
+
+def attribute(
+    trajectory: Trajectory,
+    logits: np.ndarray,
+    findings: Sequence[Finding] = (),
+    features: np.ndarray | None = None,
+    judge_p: Mapping[int, float] | None = None,
+    judge_weight: float = 0.0,
+    judge_dist: Mapping[str, float] | None = None,
+) -> Attribution:
+    """Rank the steps of a failed run and name the decisive one.
+
+    Args:
+        trajectory: The run.
+        logits: Ranker logits, one per step.
+        findings: Detector findings of the run.
+        features: The feature matrix (for category defaults).
+        judge_p: Judge P(decisive) for the re-ranked top candidates.
+        judge_weight: Weight of the judge's log-odds.
+        judge_dist: Judge's category distribution for the decisive step, if already known.
+    """
+    steps = trajectory.steps
+    if not steps:
+        return Attribution([], np.zeros(0), None, None, None, None, "run has no steps")
+    final = combine_with_judge(logits, judge_p or {}, judge_weight)
+    probs = softmax(final)
+    order = sorted(range(len(steps)), key=lambda k: (-probs[k], k))
+    cands = [Candidate(step=k, agent=steps[k].agent or str(steps[k].role), probability=float(probs[k]),
+                       ranker_logit=float(logits[k]), judge_p=(judge_p or {}).get(k)) for k in order]
+    best = cands[0]
+    category, why = choose_category(trajectory, best.step, findings, features, judge_dist)
+    on_step = sorted({str(f.category) for f in findings if f.step == best.step and f.source != "judge_category"})
+    parts = [f"step {best.step} ({best.agent}) ranked first with p={best.probability:.2f}"]
+    if len(cands) > 1:
+        parts.append(f"runner-up step {cands[1].step} p={cands[1].probability:.2f}")
+    if on_step:
+        parts.append("findings: " + ", ".join(on_step))
+    if judge_p:
+        parts.append(f"judge re-ranked top {len(judge_p)}")
+    parts.append(f"category {category} ({why})")
+    return Attribution(
+        candidates=cands, probs=probs, decisive_step=best.step, decisive_agent=best.agent,
+        category=category, confidence=round(best.probability, 4), rationale="; ".join(parts),
+        judge_used=bool(judge_p) and judge_weight != 0.0)

@@ -1,0 +1,359 @@
+r"""Fit the decisive-step ranker on a labelled development set, with cross-validation.
+
+Usage::
+
+    python -m analyzer.attribution.fit ../shared/datasets/who_and_when/Algorithm-Generated \\
+        [--embedder] [--judge NAME|FILE.gguf] [--out analyzer/attribution/params/ranker-v1.json]
+
+The model is a conditional logit (softmax over the steps of a run) on standardised
+features, with an L2 penalty chosen by inner cross-validation. Reported figures are
+outer 5-fold cross-validated (nested), so they are held-out numbers. With ``--judge``, the
+judge scores the top-K held-out candidates of every run and the weight of its log-odds is
+chosen by cross-validation over runs as well. Gold labels are read here (training) and
+nowhere in the analysis.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from analyzer.attribution.attribute import combine_with_judge
+from analyzer.attribution.features import FEATURE_NAMES
+from analyzer.attribution.ranker import (
+    PARAMS_VERSION,
+    PRIOR_FEATURES,
+    RankerParams,
+    detector_evidence,
+    evidence_offset,
+)
+from analyzer.evaluation.scoring import Gold, Prediction, Scores, score
+from analyzer.jobs import Progress, no_progress
+
+L2_GRID: tuple[float, ...] = (0.3, 1.0, 3.0, 10.0, 30.0)
+EVIDENCE_WEIGHT = 1.0
+"""Detector-evidence weight on training-length runs. Nested 5-fold CV on Who&When (with
+embeddings), step@1 / step@3 / agent@1: 0 -> 40.5 / 77.8 / 61.1%, 1 -> 41.3 / 79.4 / 57.9%,
+3 -> 33.3 / 69.8 / 50.8%. 1 is neutral here and lets detectors carry long runs elsewhere."""
+EVIDENCE_WEIGHT_LONG = 3.0
+"""Detector-evidence weight on runs >= 3x longer than the longest training run (design constant)."""
+JUDGE_WEIGHTS: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
+
+
+@dataclass
+class TrainingRun:
+    """Features and gold label of one labelled run.
+
+    Attributes:
+        trace_id: Run id.
+        file: File name (the evaluation key).
+        features: Feature matrix (steps x FEATURE_NAMES).
+        agents: Agent of each step.
+        gold_step: Gold decisive step.
+        gold_agent: Gold responsible agent.
+    """
+
+    trace_id: str
+    file: str
+    features: np.ndarray
+    agents: list[str]
+    gold_step: int
+    gold_agent: str | None
+
+
+def collect_runs(paths: Sequence[str | Path], *, embedder: Any = None, progress: Progress = no_progress,
+                 keep: Callable[[Any], None] | None = None) -> list[TrainingRun]:
+    """Load labelled runs and compute their features exactly as the pipeline does.
+
+    Runs without a usable gold step (missing or outside the run) are skipped.
+    ``keep`` receives each blinded trajectory (used by the judge pass).
+    """
+    from analyzer.frames.build import trajectories_from_frames
+    from analyzer.loading import load
+    from analyzer.pipeline import blind, prepare_run
+    from analyzer.plugin_host.registry import default_host
+
+    res = load(list(paths))
+    host = default_host()
+    out: list[TrainingRun] = []
+    trajs = trajectories_from_frames(res.traces, res.steps)
+    for i, t in enumerate(trajs):
+        progress(i, len(trajs), Path(t.source_file).name)
+        g = t.gold_decisive_step
+        if g is None or not 0 <= g < len(t.steps):
+            continue
+        bt = blind(t)
+        sig = prepare_run(bt, host, embedder=embedder)
+        if keep is not None:
+            keep(bt)
+        out.append(TrainingRun(t.id, Path(t.source_file).name, sig.features,
+                               [s.agent or str(s.role) for s in t.steps], g, t.gold_decisive_agent))
+    return out
+
+
+SCALE_FLOOR = 0.3
+"""Smallest standardisation scale: a feature that is rare in training (tiny spread) must
+not turn into a huge input on other data."""
+
+
+def standardiser(runs: Sequence[TrainingRun]) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature mean and scale over all steps of ``runs`` (scale floored at SCALE_FLOOR)."""
+    allx = np.vstack([r.features for r in runs])
+    mu = allx.mean(axis=0)
+    sd = np.maximum(allx.std(axis=0), SCALE_FLOOR)
+    return mu, sd
+
+
+def feature_range(runs: Sequence[TrainingRun]) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature minimum and maximum over all steps of ``runs`` (the clipping range)."""
+    allx = np.vstack([r.features for r in runs])
+    return allx.min(axis=0), allx.max(axis=0)
+
+
+@dataclass
+class Fitted:
+    """Fitted weights and the standardisation/clipping they go with."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+
+    evidence_weight: float = 0.0
+    evidence_weight_long: float = 0.0
+    train_max_steps: int = 0
+
+    def logits(self, features: np.ndarray) -> np.ndarray:
+        """Logits of one run's features (clipped to the training range), plus the evidence prior."""
+        out: np.ndarray = ((np.clip(features, self.lo, self.hi) - self.mean) / self.scale) @ self.weights
+        total: np.ndarray = out + evidence_offset(features, self.evidence_weight, self.evidence_weight_long,
+                                                  self.train_max_steps)
+        return total
+
+
+def fit_clogit(runs: Sequence[TrainingRun], l2: float, evidence_weight: float | None = None) -> Fitted:
+    """Fit conditional-logit weights by L-BFGS (L2 penalty ``l2`` on standardised weights).
+
+    The detector-evidence prior (``evidence_weight`` times :func:`detector_evidence`) is a
+    fixed offset during the fit, so the fitted weights explain what it leaves.
+    """
+    ew = EVIDENCE_WEIGHT if evidence_weight is None else evidence_weight
+    from scipy.optimize import minimize
+
+    mu, sd = standardiser(runs)
+    free = np.array([name not in PRIOR_FEATURES for name in FEATURE_NAMES], dtype=np.float64)
+    zs = [((r.features - mu) / sd) * free for r in runs]
+    offsets = [ew * detector_evidence(r.features) for r in runs]
+    golds = [r.gold_step for r in runs]
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        total = 0.5 * l2 * float(w @ w)
+        grad = l2 * w
+        for z, g, off in zip(zs, golds, offsets, strict=True):
+            s = z @ w + off
+            m = s.max()
+            e = np.exp(s - m)
+            p = e / e.sum()
+            total += float(m + np.log(e.sum()) - s[g])
+            grad = grad + z.T @ p - z[g]
+        return total, grad
+
+    w0 = np.zeros(len(FEATURE_NAMES))
+    res = minimize(loss, w0, jac=True, method="L-BFGS-B", options={"maxiter": 500})
+    lo, hi = feature_range(runs)
+    n_max = max(r.features.shape[0] for r in runs)
+    return Fitted(mu, sd, np.asarray(res.x), lo, hi, ew, EVIDENCE_WEIGHT_LONG, n_max)
+
+
+def to_params(fitted: Fitted, *, judge_weight: float = 0.0, judge_top_k: int = 3, value_prior: float = 0.9,
+              meta: dict[str, Any] | None = None) -> RankerParams:
+    """Ranker params of fitted weights."""
+
+    def r6(a: np.ndarray) -> list[float]:
+        return [round(float(v), 6) for v in a]
+
+    return RankerParams(version=PARAMS_VERSION, features=list(FEATURE_NAMES), mean=r6(fitted.mean),
+                        scale=r6(fitted.scale), weights=r6(fitted.weights), lo=r6(fitted.lo), hi=r6(fitted.hi),
+                        evidence_weight=fitted.evidence_weight, evidence_weight_long=fitted.evidence_weight_long,
+                        train_max_steps=fitted.train_max_steps, judge_weight=judge_weight, judge_top_k=judge_top_k, value_prior=value_prior,
+                        meta=dict(meta or {}))
+
+
+def fold_ids(n: int, folds: int, seed: int = 0) -> np.ndarray:
+    """Deterministic fold assignment of ``n`` runs."""
+    rng = np.random.default_rng(seed)
+    ids = np.arange(n) % folds
+    rng.shuffle(ids)
+    return ids
+
+
+def _nll(runs: Sequence[TrainingRun], logits: Sequence[np.ndarray]) -> float:
+    total = 0.0
+    for r, s in zip(runs, logits, strict=True):
+        m = s.max()
+        total += float(m + np.log(np.exp(s - m).sum()) - s[r.gold_step])
+    return total / max(1, len(runs))
+
+
+def choose_l2(runs: Sequence[TrainingRun], folds: int = 5, seed: int = 1,
+              grid: Sequence[float] = L2_GRID) -> float:
+    """L2 penalty with the best cross-validated top-1 accuracy (ties: lower log-loss)."""
+    ids = fold_ids(len(runs), folds, seed)
+    best: tuple[float, float, float] | None = None
+    for l2 in grid:
+        held: list[np.ndarray] = [np.zeros(0)] * len(runs)
+        for k in range(folds):
+            train = [r for r, f in zip(runs, ids, strict=True) if f != k]
+            fitted = fit_clogit(train, l2)
+            for i, (r, f) in enumerate(zip(runs, ids, strict=True)):
+                if f == k:
+                    held[i] = fitted.logits(r.features)
+        acc = float(np.mean([int(np.argmax(s)) == r.gold_step for r, s in zip(runs, held, strict=True)]))
+        nll = _nll(runs, held)
+        key = (acc, -nll, -l2)
+        if best is None or key > (best[0], -best[1], -best[2]):
+            best = (acc, nll, l2)
+    assert best is not None
+    return best[2]
+
+
+def nested_cv(runs: Sequence[TrainingRun], folds: int = 5, seed: int = 0,
+              progress: Progress = no_progress) -> tuple[list[np.ndarray], list[float]]:
+    """Held-out logits of every run: outer folds, L2 chosen by inner CV on the training part."""
+    ids = fold_ids(len(runs), folds, seed)
+    held: list[np.ndarray] = [np.zeros(0)] * len(runs)
+    chosen: list[float] = []
+    for k in range(folds):
+        progress(k, folds, f"fold {k + 1}/{folds}")
+        train = [r for r, f in zip(runs, ids, strict=True) if f != k]
+        l2 = choose_l2(train, folds=folds)
+        chosen.append(l2)
+        fitted = fit_clogit(train, l2)
+        for i, (r, f) in enumerate(zip(runs, ids, strict=True)):
+            if f == k:
+                held[i] = fitted.logits(r.features)
+    return held, chosen
+
+
+def predictions_from_logits(runs: Sequence[TrainingRun], logits: Sequence[np.ndarray]) -> dict[str, Prediction]:
+    """Top-1 step, its agent and the ranking of every run."""
+    out: dict[str, Prediction] = {}
+    for r, s in zip(runs, logits, strict=True):
+        order = [int(k) for k in np.argsort(-s, kind="stable")]
+        out[r.file] = Prediction(r.file, order[0], r.agents[order[0]], tuple(order))
+    return out
+
+
+def cv_scores(runs: Sequence[TrainingRun], logits: Sequence[np.ndarray]) -> Scores:
+    """Metrics of held-out logits."""
+    golds = [Gold(r.file, r.gold_step, r.gold_agent) for r in runs]
+    return score(golds, predictions_from_logits(runs, logits))
+
+
+def choose_judge_weight(runs: Sequence[TrainingRun], logits: Sequence[np.ndarray],
+                        judge_p: Sequence[dict[int, float]], folds: int = 5) -> tuple[float, list[np.ndarray]]:
+    """Judge weight by cross-validation over runs, and the held-out combined logits."""
+    ids = fold_ids(len(runs), folds, seed=2)
+
+    def acc(w: float, sel: Sequence[int]) -> float:
+        return float(np.mean([int(np.argmax(combine_with_judge(logits[i], judge_p[i], w))) == runs[i].gold_step
+                              for i in sel])) if sel else 0.0
+
+    combined: list[np.ndarray] = [np.zeros(0)] * len(runs)
+    for k in range(folds):
+        train = [i for i in range(len(runs)) if ids[i] != k]
+        w_k = max(JUDGE_WEIGHTS, key=lambda w: (acc(w, train), -w))
+        for i in range(len(runs)):
+            if ids[i] == k:
+                combined[i] = combine_with_judge(logits[i], judge_p[i], w_k)
+    w_all = max(JUDGE_WEIGHTS, key=lambda w: (acc(w, list(range(len(runs)))), -w))
+    return w_all, combined
+
+
+def format_scores(title: str, s: Scores) -> str:
+    """One line per metric with its Wilson interval."""
+    lines = [title]
+    for name, m in s.metrics.items():
+        lines.append(f"  {name:<9} {m.p:6.1%}  [{m.low:5.1%}, {m.high:5.1%}]  ({m.k}/{m.n})")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Fit, cross-validate and write the params file."""
+    ap = argparse.ArgumentParser(prog="python -m analyzer.attribution.fit", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("paths", nargs="+", type=Path, help="labelled development files/folders")
+    ap.add_argument("--out", type=Path, default=Path(__file__).parent / "params" / f"{PARAMS_VERSION}.json")
+    ap.add_argument("--embedder", action="store_true", help="use the real embedder (alignment features)")
+    ap.add_argument("--judge", help="judge model name or GGUF path: fit the judge re-ranking weight")
+    ap.add_argument("--top-k", type=int, default=3, help="candidates the judge re-ranks")
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--dry-run", action="store_true", help="report CV figures, do not write params")
+    args = ap.parse_args(argv)
+
+    embedder = None
+    if args.embedder:
+        from analyzer.embedding import load_embedder  # type: ignore[attr-defined]
+
+        embedder = load_embedder()
+    blinded: dict[str, Any] = {}
+    runs = collect_runs(args.paths, embedder=embedder, keep=lambda t: blinded.__setitem__(t.id, t))
+    if len(runs) < args.folds * 2:
+        print(f"only {len(runs)} labelled runs: too few to fit", file=sys.stderr)
+        return 1
+    held, l2s = nested_cv(runs, folds=args.folds)
+    base = cv_scores(runs, held)
+    print(format_scores(f"ranker, {args.folds}-fold nested CV on {len(runs)} runs (L2 per fold: {l2s})", base))
+    l2 = choose_l2(runs, folds=args.folds)
+    fitted = fit_clogit(runs, l2)
+    judge_weight = 0.0
+    judge_meta: dict[str, Any] = {}
+    if args.judge:
+        from analyzer.judge import load_judge  # type: ignore[attr-defined]
+
+        judge = load_judge(args.judge)
+        judge_p: list[dict[int, float]] = []
+        for i, (r, s) in enumerate(zip(runs, held, strict=True)):
+            top = [int(k) for k in np.argsort(-s, kind="stable")[: args.top_k]]
+            judge_p.append({int(k): float(v) for k, v in judge.candidate_scores(blinded[r.trace_id], top).items()})
+            print(f"\rjudge {i + 1}/{len(runs)}", end="", file=sys.stderr)
+        print(file=sys.stderr)
+        judge_weight, combined = choose_judge_weight(runs, held, judge_p, folds=args.folds)
+        with_judge = cv_scores(runs, combined)
+        print(format_scores(f"ranker + judge ({judge.model_id}, top {args.top_k}, weight chosen by CV)", with_judge))
+        judge_meta = {"judge_model": judge.model_id, "judge_top_k": args.top_k,
+                      "cv_with_judge": with_judge.to_json()}
+    params = to_params(
+        fitted, judge_weight=judge_weight, judge_top_k=args.top_k, value_prior=0.9,
+        meta={
+            "fitted": _dt.date.today().isoformat(),
+            "data": ["/".join(p.resolve().parts[-2:]) for p in args.paths],
+            "n_runs": len(runs),
+            "l2": l2,
+            "embeddings": bool(args.embedder),
+            "cv_folds": args.folds,
+            "cv": base.to_json(),
+            **judge_meta,
+            "trained_trace_ids": sorted(r.trace_id for r in runs),
+        },
+    )
+    largest = sorted(zip(FEATURE_NAMES, fitted.weights, strict=True), key=lambda kv: -abs(kv[1]))[:12]
+    print("largest weights: " + ", ".join(f"{n}={v:+.2f}" for n, v in largest))
+    if not args.dry_run:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(params.to_json(), indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""Conditional-logit ranker of candidate decisive steps (softmax over the steps of a run).
+
+The fitted parameters live in a small versioned JSON file inside the package
+(``params/ranker-v1.json``), written by :mod:`analyzer.attribution.fit`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from analyzer.attribution.features import FEATURE_NAMES
+
+PARAMS_VERSION = "ranker-v1"
+"""Version of the shipped parameter file (bump when features or their meaning change)."""
+
+DEFAULT_PARAMS_FILE = f"{PARAMS_VERSION}.json"
+
+
+@dataclass
+class RankerParams:
+    """Fitted parameters of the ranker.
+
+    Attributes:
+        version: Params file version.
+        features: Feature names the weights refer to.
+        mean: Per-feature mean used for standardisation.
+        scale: Per-feature scale used for standardisation.
+        weights: One weight per feature (on standardised features).
+        lo: Per-feature minimum seen in training; inputs are clipped to [lo, hi] so the
+            ranker never extrapolates (e.g. to positions far beyond the training runs).
+        hi: Per-feature maximum seen in training.
+        evidence_weight: Weight of the detector-evidence prior added to the fitted logits on
+            runs as long as the training runs (chosen by cross-validation).
+        evidence_weight_long: Its weight on runs three or more times longer than the longest
+            training run, where the fitted structural weights are extrapolated (a design
+            constant: detectors, not positions learnt on short runs, carry long runs).
+        train_max_steps: Longest training run (steps); between it and three times it the
+            evidence weight moves from ``evidence_weight`` to ``evidence_weight_long``.
+        judge_weight: Weight of the judge's log-odds when re-ranking the top candidates.
+        judge_top_k: How many top candidates the judge re-ranks.
+        value_prior: V before the first step of the cheap value curve.
+        meta: Training details (data, CV figures, date).
+    """
+
+    version: str
+    features: list[str]
+    mean: list[float]
+    scale: list[float]
+    weights: list[float]
+    lo: list[float] | None = None
+    hi: list[float] | None = None
+    evidence_weight: float = 0.0
+    evidence_weight_long: float = 0.0
+    train_max_steps: int = 0
+    judge_weight: float = 0.0
+    judge_top_k: int = 3
+    value_prior: float = 0.9
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain dict for the params file."""
+        return {
+            "version": self.version, "features": self.features, "mean": self.mean, "scale": self.scale,
+            "weights": self.weights, "lo": self.lo, "hi": self.hi,
+            "evidence_weight": self.evidence_weight, "evidence_weight_long": self.evidence_weight_long,
+            "train_max_steps": self.train_max_steps, "judge_weight": self.judge_weight, "judge_top_k": self.judge_top_k,
+            "value_prior": self.value_prior, "meta": self.meta,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RankerParams:
+        """Parse a params dict; raises ValueError on a malformed file."""
+        try:
+            p = cls(version=str(data["version"]), features=[str(f) for f in data["features"]],
+                    mean=[float(v) for v in data["mean"]], scale=[float(v) for v in data["scale"]],
+                    weights=[float(v) for v in data["weights"]],
+                    lo=[float(v) for v in data["lo"]] if data.get("lo") is not None else None,
+                    hi=[float(v) for v in data["hi"]] if data.get("hi") is not None else None,
+                    evidence_weight=float(data.get("evidence_weight", 0.0)),
+                    evidence_weight_long=float(data.get("evidence_weight_long", data.get("evidence_weight", 0.0))),
+                    train_max_steps=int(data.get("train_max_steps", 0)),
+                    judge_weight=float(data.get("judge_weight", 0.0)),
+                    judge_top_k=int(data.get("judge_top_k", 3)),
+                    value_prior=float(data.get("value_prior", 0.9)), meta=dict(data.get("meta", {})))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"bad ranker params: {type(exc).__name__}: {exc}") from None
+        lengths = {len(p.features), len(p.mean), len(p.scale), len(p.weights)}
+        lengths |= {len(v) for v in (p.lo, p.hi) if v is not None}
+        if len(lengths) != 1:
+            raise ValueError("bad ranker params: per-feature lists differ in length")
+        return p
+
+
+class Ranker:
+    """Scores the steps of a run as the decisive step.
+
+    Features the params do not know get weight 0; features the params know but the code no
+    longer computes are ignored, so an old params file degrades gracefully.
+    """
+
+    def __init__(self, params: RankerParams) -> None:
+        self.params = params
+        index = {f: k for k, f in enumerate(params.features)}
+        self._w = np.zeros(len(FEATURE_NAMES))
+        self._mu = np.zeros(len(FEATURE_NAMES))
+        self._sd = np.ones(len(FEATURE_NAMES))
+        self._lo = np.full(len(FEATURE_NAMES), -np.inf)
+        self._hi = np.full(len(FEATURE_NAMES), np.inf)
+        for j, name in enumerate(FEATURE_NAMES):
+            k = index.get(name)
+            if k is not None:
+                self._w[j] = params.weights[k]
+                self._mu[j] = params.mean[k]
+                self._sd[j] = params.scale[k] if params.scale[k] > 0 else 1.0
+                if params.lo is not None and params.hi is not None:
+                    self._lo[j], self._hi[j] = params.lo[k], params.hi[k]
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> Ranker:
+        """Load the shipped params (or a params file)."""
+        if path is None:
+            text = resources.files("analyzer.attribution").joinpath("params", DEFAULT_PARAMS_FILE).read_text("utf-8")
+        else:
+            text = Path(path).read_text("utf-8")
+        return cls(RankerParams.from_json(json.loads(text)))
+
+    def logits(self, features: np.ndarray) -> np.ndarray:
+        """Unnormalised scores of each step (higher = more likely decisive)."""
+        if features.size == 0:
+            return np.zeros(features.shape[0])
+        z = (np.clip(features, self._lo, self._hi) - self._mu) / self._sd
+        out: np.ndarray = z @ self._w
+        p = self.params
+        total: np.ndarray = out + evidence_offset(features, p.evidence_weight, p.evidence_weight_long,
+                                                  p.train_max_steps)
+        return total
+
+
+_COL = {n: k for k, n in enumerate(FEATURE_NAMES)}
+
+PRIOR_FEATURES: tuple[str, ...] = ("evidence", "finding_max", "finding_agent", "n_findings_log")
+"""Features that are never fitted (weight 0): the detector evidence enters only through the
+fixed-weight prior. The development set (short group chats with few, noisy findings) would
+otherwise fit weights that cancel the detectors, which carry the signal on long traces of
+other systems."""
+
+
+def evidence_weight_for(n_steps: int, short: float, long: float, train_max_steps: int) -> float:
+    """Evidence weight for a run of ``n_steps`` (log-linear from ``short`` to ``long``)."""
+    if train_max_steps <= 0 or n_steps <= train_max_steps:
+        return short
+    t = min(1.0, math.log(n_steps / train_max_steps) / math.log(3.0))
+    return short + t * (long - short)
+
+
+def evidence_offset(features: np.ndarray, short: float, long: float, train_max_steps: int) -> np.ndarray:
+    """The detector-evidence prior added to the fitted logits of one run."""
+    w = evidence_weight_for(features.shape[0], short, long, train_max_steps)
+    if not w:
+        return np.zeros(features.shape[0])
+    out: np.ndarray = w * detector_evidence(features)
+    return out
+
+
+def detector_evidence(features: np.ndarray) -> np.ndarray:
+    """Per-step detector evidence 0-1 (the ``evidence`` feature column)."""
+    out: np.ndarray = features[:, _COL["evidence"]].astype(np.float64)
+    return out
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Numerically stable softmax."""
+    if logits.size == 0:
+        return logits
+    z = logits - logits.max()
+    e = np.exp(z)
+    out: np.ndarray = e / e.sum()
+    return out

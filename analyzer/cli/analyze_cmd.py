@@ -1,0 +1,175 @@
+"""``trajscope analyze PATH... [--judge FILE.gguf|NAME] [--no-judge] [--out DIR]``.
+
+Loads the runs, analyses them (detectors, attribution, value curves; the judge re-ranks the
+top candidates of failed runs when a model is available), writes ``traces``, ``steps``,
+``findings`` and ``models`` as CSV + Parquet, and prints a progress bar and a summary table
+on stderr.
+
+Exit codes: 0 everything fine, 1 some input failed to load, 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+DEFAULT_OUT = Path("trajscope-analysis")
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``analyze`` subcommand."""
+    p = sub.add_parser("analyze", help="find where and why runs failed; write CSV/Parquet tables")
+    p.add_argument("paths", nargs="+", type=Path, help="trace files or folders")
+    add_model_options(p)
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default: {DEFAULT_OUT})")
+    p.add_argument("--judge-curve", action="store_true",
+                   help="also compute the judge's value curve for failed runs (slower)")
+    p.add_argument("--no-cache", action="store_true", help="do not use the parsed-data cache")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or summary table")
+    p.set_defaults(func=run)
+
+
+def add_model_options(p: argparse.ArgumentParser) -> None:
+    """Judge/embedder options shared by ``analyze`` and ``eval``."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--judge", metavar="FILE.gguf|NAME", help="judge model: a GGUF file or a packaged model name")
+    g.add_argument("--no-judge", action="store_true", help="cheap analysis only, no judge model")
+    p.add_argument("--no-embed", action="store_true", help="no sentence embeddings (word-overlap alignment only)")
+
+
+def load_models(args: argparse.Namespace, notes: list[str]) -> tuple[Any, Any]:
+    """The judge and embedder the options ask for; unavailable models become notes, not failures."""
+    from analyzer.errors import ModelUnavailable
+
+    judge = None
+    if not args.no_judge:
+        try:
+            from analyzer.judge import load_judge
+
+            judge = load_judge(args.judge)
+        except ModelUnavailable as exc:
+            notes.append(f"judge not used: {exc}")
+        except ImportError as exc:
+            notes.append(f"judge not used: {exc}")
+    embedder = None
+    if not args.no_embed:
+        try:
+            from analyzer.embedding import load_embedder
+
+            embedder = load_embedder()
+        except ModelUnavailable as exc:
+            notes.append(f"embeddings not used: {exc}")
+        except ImportError as exc:
+            notes.append(f"embeddings not used: {exc}")
+    return judge, embedder
+
+
+@contextmanager
+def progress_bar(enabled: bool, description: str) -> Iterator[Any]:
+    """A rich progress bar on stderr, yielding a ``Progress``-protocol callable."""
+    if not enabled:
+        yield lambda done, total, message="": None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.fields[item]}"), console=console, transient=False) as bar:
+        task = bar.add_task(description, total=None, item="")
+
+        def report(done: int, total: int, message: str = "") -> None:
+            bar.update(task, completed=done, total=total, item=message[:40])
+
+        yield report
+
+
+def write_outputs(out: Path, traces: pl.DataFrame, steps: pl.DataFrame, result: Any) -> list[Path]:
+    """Write the export tables (CSV + Parquet) with :func:`analyzer.export.write_analysis`."""
+    from analyzer.export import write_analysis
+
+    return write_analysis(out, traces, steps, result)
+
+
+def summary_table(traces: pl.DataFrame, result: Any, limit: int = 20) -> Any:
+    """A rich table of the analysed runs (failed ones first)."""
+    from rich.table import Table
+
+    runs = traces.select("trace_id", "source_file", "model", "outcome", "n_steps").join(
+        result.runs.select("trace_id", "decisive_step", "decisive_agent", "category", "confidence", "top_steps"),
+        on="trace_id", how="left")
+    runs = runs.sort(by=[pl.col("outcome") != "failure", pl.col("confidence").fill_null(0.0)],
+                     descending=[False, True])
+    t = Table(title=f"{traces.height} runs analysed", show_lines=False)
+    for c in ("file", "model", "outcome", "steps", "decisive", "agent", "category", "conf.", "top-3"):
+        t.add_column(c, overflow="fold")
+    for row in runs.head(limit).iter_rows(named=True):
+        t.add_row(Path(row["source_file"] or "").name, row["model"] or "", row["outcome"] or "",
+                  str(row["n_steps"]), "" if row["decisive_step"] is None else str(row["decisive_step"]),
+                  row["decisive_agent"] or "", row["category"] or "",
+                  "" if row["confidence"] is None else f"{row['confidence']:.2f}", row["top_steps"] or "")
+    if runs.height > limit:
+        t.caption = f"… {runs.height - limit} more runs in traces.csv"
+    return t
+
+
+def run(args: argparse.Namespace) -> int:
+    """Execute ``analyze``."""
+    from rich.console import Console
+
+    from analyzer.errors import PluginError
+    from analyzer.loading import ParsedCache, load
+    from analyzer.pipeline import analyze
+
+    err = Console(stderr=True)
+    if not err.is_terminal:
+        err = Console(stderr=True, width=160)
+    missing = [str(p) for p in args.paths if not p.exists()]
+    if missing:
+        print(f"trajscope analyze: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    if args.out.exists() and not args.out.is_dir():
+        print(f"trajscope analyze: --out {args.out} exists and is not a folder", file=sys.stderr)
+        return 2
+    show = not args.quiet
+    try:
+        with progress_bar(show, "loading") as prog:
+            res = load(args.paths, cache=None if args.no_cache else ParsedCache(), progress=prog)
+    except PluginError as exc:
+        print(f"trajscope analyze: {exc}", file=sys.stderr)
+        return 2
+    notes: list[str] = []
+    judge, embedder = load_models(args, notes)
+    for n in notes:
+        err.print(f"[yellow]note:[/] {n}", highlight=False)
+    from analyzer.pipeline import AnalyzeOptions
+
+    with progress_bar(show, "analysing") as prog:
+        result = analyze(res.traces, res.steps, judge=judge, embedder=embedder, progress=prog,
+                         options=AnalyzeOptions(judge_curve=args.judge_curve))
+    try:
+        written = write_outputs(args.out, res.traces, res.steps, result)
+    except Exception as exc:  # an unwritable folder is a clear message, not a traceback
+        print(f"trajscope analyze: cannot write {args.out}: {exc}", file=sys.stderr)
+        return 1
+    if show:
+        err.print(summary_table(res.traces, result))
+    failed = res.traces.filter(pl.col("outcome") == "failure").height if res.traces.height else 0
+    attributed = result.runs.filter(pl.col("decisive_step").is_not_null()).height if result.runs.height else 0
+    err.print(f"{res.traces.height} runs ({failed} failed, {attributed} attributed), "
+              f"{result.findings.height} findings; wrote {len(written)} files to {args.out}", highlight=False)
+    if result.errors:
+        err.print(f"{len(result.errors)} analysis problems (see the 'error' column of traces.csv):", highlight=False)
+        for e in result.errors[:10]:
+            err.print(f"  {e}", highlight=False, markup=False)
+    if res.errors:
+        err.print(f"{len(res.errors)} load problems:", highlight=False)
+        for le in res.errors:
+            err.print(f"  {le}", highlight=False, markup=False)
+    return 1 if res.errors else 0

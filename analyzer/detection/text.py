@@ -1,0 +1,332 @@
+"""Text helpers shared by detectors and attribution features.
+
+Everything here works on plain strings and the canonical :class:`~analyzer.schema.models.Step`
+(kinds and roles), never on agent names or a dataset's conventions, so it applies to every
+importer's output.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+from analyzer.schema.models import AGENT_DECISION_KINDS, Role, Step, StepKind
+
+_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_']+")
+_NUM_RE = re.compile(r"(?<![\w.])[-+]?\$?\d[\d,]*(?:\.\d+)?%?")
+_CODE_RE = re.compile(r"```[\w+-]*\s*\n?(.*?)```", re.DOTALL)
+_WS_RE = re.compile(r"\s+")
+_CAP_RE = re.compile(r"\b[A-Z][a-zA-Z0-9'&.-]+(?:[ \t]+(?:(?:of|the|de|la|and|&)[ \t]+)?[A-Z][a-zA-Z0-9'&.-]+)*")
+_QUOTED_RE = re.compile(r"[\"“]([^\"”\n]{3,80})[\"”]")
+
+STOPWORDS = frozenset(["a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "let", "lets", "let's", "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "please", "need", "needs", "using", "use", "used", "will", "shall", "may", "might", "must", "one", "two", "get", "got", "make", "made", "like", "well", "also", "next", "first", "step", "steps", "task", "following", "provided", "based", "sure", "okay", "here's", "we'll", "i'll", "let's", "it's", "that's"])
+
+ASSUMPTION_RE = re.compile(
+    r"\b(assum(?:e|es|ed|ing|ption|ptions)|hypothetical(?:ly)?|for (?:example|instance|illustration)|"
+    r"example (?:data|dataset|values?)|placeholder|dummy|mock(?:ed|up)?|simulat(?:e|ed|ing|ion)|"
+    r"synthetic|sample (?:data|dataset|values?)|made[- ]up|fictional|fictitious|let's say|suppose|"
+    r"pretend|illustrative|approximat(?:e|ely)|rough(?:ly)? estimate|typical(?:ly)?|generic|"
+    r"(?:take|treat|interpret|read) (?:them|it|this|these|those|the values?) as|presumably|probably)\b",
+    re.IGNORECASE,
+)
+"""Cues that an agent works from assumed, invented or placeholder data."""
+
+VERIFY_RE = re.compile(
+    r"\b(verified|confirmed|validated|double[- ]checked|is (?:correct|accurate)|are (?:correct|accurate)|"
+    r"looks (?:correct|good|accurate)|everything (?:is|looks) (?:correct|accurate|good)|"
+    r"(?:correct|accurate) and (?:complete|verified))\b",
+    re.IGNORECASE,
+)
+"""Claims that something was checked."""
+
+DONE_RE = re.compile(
+    r"(\bTERMINATE\b|\btask (?:is )?(?:now )?(?:complete|completed|done|finished|solved)\b|"
+    r"\bsuccessfully (?:completed|solved|finished|fixed|resolved)\b|\bfinal answer\b|"
+    r"\bwe (?:have|'ve) (?:completed|solved|finished|resolved)\b|\bsubmit(?:ted|ting)?\b|"
+    r"\ball (?:tests|checks) pass(?:ed)?\b|\bissue (?:is )?(?:now )?(?:fixed|resolved)\b|"
+    r"\bconclude the (?:task|conversation)\b|\bend the conversation\b|"
+    r"\b(?:is|are|has been|have been) (?:now )?(?:fixed|resolved|complete|completed|done|working)\b|"
+    r"\b(?:all )?(?:\d+ )?tests? (?:now )?pass(?:ed|es)?\b|\bfix is (?:complete|in place|done)\b)",
+    re.IGNORECASE,
+)
+"""Claims that the task is done, or termination/submission."""
+
+RETRIEVAL_CLAIM_RE = re.compile(
+    r"\b(retrieved|found|according to|results? (?:show|indicate|confirm)|the data (?:shows|indicates)|"
+    r"i (?:looked|checked|searched|visited|browsed)|after (?:reviewing|checking|visiting|searching)|"
+    r"here (?:is|are) the|obtained|gathered|collected)\b",
+    re.IGNORECASE,
+)
+"""Claims that facts came from a source (which should then be in an observation)."""
+
+RESULT_CLAIM_RE = re.compile(
+    r"\b(\d+ (?:tests? )?passed|all (?:the )?tests pass(?:ed)?|tests? (?:now )?pass(?:ed|es)?|"
+    r"returned? (?:[\"'{(]*\s*)?(?:\"?status\"?\s*:\s*)?[\"']?(?:ok|success)\b|succeeded|"
+    r"exit(?:ed)? (?:with )?(?:code |status )?0\b|works? (?:now|correctly|as expected))",
+    re.IGNORECASE,
+)
+"""Claims that an execution produced a good result (tests passed, command succeeded)."""
+
+REVISION_RE = re.compile(
+    r"\b(instead|alternative(?:ly)?|different approach|another approach|new approach|"
+    r"(?:didn't|did not|doesn't|does not|won't|will not) work|was wrong|were wrong|mistake|incorrect(?:ly)?|"
+    r"re-?evaluate|reconsider|revise|correct(?:ed)? (?:approach|version|code)|let me fix|let's fix|"
+    r"try again|start over|adjust (?:the|our) approach)\b",
+    re.IGNORECASE,
+)
+"""Cues that the approach is being changed or corrected."""
+
+WORKAROUND_RE = re.compile(
+    r"\b(manual(?:ly)?|(?:don't|do not|doesn't|does not) have (?:access|the (?:actual|real|required|necessary))|"
+    r"(?:unable|not able) to (?:access|retrieve|find|fetch|obtain|locate)|cannot (?:access|retrieve|find|fetch)|"
+    r"without (?:access|the actual|real)|(?:is|are) not (?:available|accessible)|instead of|in the meantime|"
+    r"for now|as a workaround|let's proceed (?:with|by|assuming)|proceed (?:with|using) (?:the )?(?:available|provided))\b",
+    re.IGNORECASE,
+)
+"""Cues that an agent works around missing data or tools instead of getting them."""
+
+ERROR_MENTION_RE = re.compile(
+    r"\b(error|errors|exception|fail(?:ed|ure|s)?|issue|problem|bug|traceback|not found|missing|"
+    r"fix|fixed|fixing|wrong|invalid|unable|couldn't|could not|cannot|can't)\b",
+    re.IGNORECASE,
+)
+"""Words showing a step engages with an error."""
+
+ENV_STRONG_RE = re.compile(
+    r"(rate[- ]limit|ratelimit(?:ed| exceeded)|too many requests|\b429\b|timed?[- ]?out|\btimeout\b|deadline exceeded|"
+    r"connection (?:refused|reset|error|aborted|closed)|ConnectionError|ConnectTimeout|ReadTimeout|"
+    r"network is unreachable|temporary failure in name resolution|name or service not known|"
+    r"\b50[234]\b|service unavailable|bad gateway|gateway timeout|internal server error|"
+    r"quota (?:exceeded|exhausted)|out of memory|OOM|killed|no space left on device|"
+    r"SSLError|certificate verify failed|exit code 124|exitcode: 124)",
+    re.IGNORECASE,
+)
+"""Infrastructure failures (not the agent's fault)."""
+
+ENV_RESOURCE_RE = re.compile(
+    r"(No such file or directory|FileNotFoundError|ModuleNotFoundError|No module named|"
+    r"command not found|\b404\b|not found on (?:the )?server|permission denied|PermissionError|"
+    r"access denied|\b40[13]\b|unauthori[sz]ed|forbidden|invalid api key|api key (?:is )?(?:missing|invalid|not (?:set|provided))|"
+    r"resource (?:is )?unavailable|does not exist)",
+    re.IGNORECASE,
+)
+"""Missing or inaccessible resources."""
+
+
+def content_words(text: str) -> frozenset[str]:
+    """Lower-cased content words (length >= 3, not stopwords)."""
+    return _content_words_cached(text[:20000])
+
+
+@lru_cache(maxsize=8192)
+def _content_words_cached(text: str) -> frozenset[str]:
+    return frozenset(w for w in (m.group(0).lower() for m in _WORD_RE.finditer(text))
+                     if len(w) >= 3 and w not in STOPWORDS)
+
+
+def containment(part: Iterable[str], whole: Iterable[str]) -> float:
+    """Share of ``part`` found in ``whole`` (0 when ``part`` is empty)."""
+    p = set(part)
+    if not p:
+        return 0.0
+    return len(p & set(whole)) / len(p)
+
+
+def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
+    """Jaccard similarity of two collections (0 when both are empty)."""
+    sa, sb = set(a), set(b)
+    if not sa and not sb:
+        return 0.0
+    return len(sa & sb) / len(sa | sb)
+
+
+_TOKEN_RE = re.compile(r"[A-Za-z0-9_']+")
+
+
+def shingles(text: str, n: int = 3) -> set[str]:
+    """Word/number n-grams of a normalised text (for near-duplicate checks)."""
+    words = [w.lower() for w in _TOKEN_RE.findall(text)] or text.lower().split()
+    if len(words) < n:
+        return {" ".join(words)} if words else set()
+    return {" ".join(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+
+def normalise_number(raw: str) -> str | None:
+    """Canonical form of a number token (``$1,200.50`` -> ``1200.5``), None if not a number."""
+    s = raw.strip().lstrip("+").replace("$", "").replace(",", "").rstrip("%")
+    if not s or s in ("-", "."):
+        return None
+    try:
+        v = float(s)
+    except ValueError:
+        return None
+    if v.is_integer():
+        return str(int(v))
+    return repr(round(v, 6)).rstrip("0").rstrip(".")
+
+
+def numbers(text: str) -> set[str]:
+    """All numbers in a text, normalised."""
+    out: set[str] = set()
+    for m in _NUM_RE.finditer(text[:50000]):
+        n = normalise_number(m.group(0))
+        if n is not None:
+            out.add(n)
+    return out
+
+
+def significant_numbers(text: str) -> set[str]:
+    """Numbers that carry a claim: not list markers or tiny counters (|x| >= 10 or fractional)."""
+    out: set[str] = set()
+    for n in numbers(text):
+        try:
+            v = abs(float(n))
+        except ValueError:
+            continue
+        if v >= 10 or not float(n).is_integer():
+            out.add(n)
+    return out
+
+
+def code_blocks(text: str) -> list[str]:
+    """Contents of fenced code blocks."""
+    return [m.group(1) for m in _CODE_RE.finditer(text)]
+
+
+def strip_code(text: str) -> str:
+    """The text with fenced code blocks removed."""
+    return _CODE_RE.sub(" ", text)
+
+
+def squash(text: str) -> str:
+    """Whitespace-collapsed, lower-cased text."""
+    return _WS_RE.sub(" ", text).strip().lower()
+
+
+_LIST_ITEM_RE = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+\S", re.MULTILINE)
+
+
+def list_items(text: str) -> int:
+    """Number of enumerated or bulleted lines."""
+    return len(_LIST_ITEM_RE.findall(text[:50000]))
+
+
+def is_empty_output(text: str) -> bool:
+    """True when a tool output carries (almost) no content after a status header."""
+    body = re.sub(r"\A\s*exit\s*code\s*:\s*-?\d+[^\n]*\n?", "", text, flags=re.IGNORECASE)
+    body = re.sub(r"\A\s*(?:code )?output\s*:", "", body.strip(), flags=re.IGNORECASE).strip()
+    return len(body) < 3 or body in ("[]", "{}", "None", "null", "''", '""', "0", "()")
+
+
+def _salient_name(phrase: str) -> bool:
+    """True for a capitalised phrase worth tracking.
+
+    Several words, or one word with a digit, a joiner, an inner capital or all capitals
+    (plain capitalised words are mostly sentence starts or table headers).
+    """
+    if len(phrase) <= 3:
+        return False
+    if " " in phrase:
+        return True
+    return (any(c.isdigit() for c in phrase) or any(c in "-_&." for c in phrase[1:])
+            or any(c.isupper() for c in phrase[1:]))
+
+
+def entities(text: str) -> set[str]:
+    """Salient items of a text: names (see :func:`_salient_name`), quoted strings and significant numbers."""
+    out = {m.group(0).strip(" .").lower() for m in _CAP_RE.finditer(text[:20000])
+           if _salient_name(m.group(0).strip(" ."))}
+    out |= {m.group(1).strip().lower() for m in _QUOTED_RE.finditer(text[:20000])}
+    out -= {w for w in out if w in STOPWORDS}
+    return out | significant_numbers(text)
+
+
+def is_decision(step: Step) -> bool:
+    """True for agent decisions (thought, action, tool call, message)."""
+    return step.kind in AGENT_DECISION_KINDS
+
+
+def is_observation(step: Step) -> bool:
+    """True for tool/environment output."""
+    return step.kind == StepKind.OBSERVATION or (
+        step.role in (Role.TOOL, Role.ENVIRONMENT) and step.kind not in AGENT_DECISION_KINDS)
+
+
+def is_input(step: Step) -> bool:
+    """True for task input (user or system steps)."""
+    return step.kind in (StepKind.USER, StepKind.SYSTEM)
+
+
+def is_acting(step: Step) -> bool:
+    """True when a decision step acts on the world (tool call, action, or code to run)."""
+    if not is_decision(step):
+        return False
+    return bool(step.tool_name) or step.kind in (StepKind.ACTION, StepKind.TOOL_CALL) or "```" in step.text
+
+
+def action_signature(step: Step) -> str | None:
+    """Normalised description of what a decision step does, for duplicate checks.
+
+    Tool name plus arguments for tool calls; the code blocks for steps that carry code;
+    None for steps that do not act.
+    """
+    if not is_decision(step):
+        return None
+    if step.tool_name or step.tool_args:
+        return squash(f"{step.tool_name or ''} {step.tool_args or ''}")
+    blocks = code_blocks(step.text)
+    if blocks:
+        return squash("\n".join(blocks))
+    if step.kind in (StepKind.ACTION, StepKind.TOOL_CALL):
+        return squash(step.text) or None
+    return None
+
+
+def is_termination_only(text: str) -> bool:
+    """True for a bare termination/acknowledgement message (e.g. ``TERMINATE``)."""
+    words = _WORD_RE.findall(text)
+    return 0 < len(words) <= 3 and bool(DONE_RE.search(text))
+
+
+def error_text(step: Step) -> str:
+    """Error description of a step, falling back to its text."""
+    return step.error_text or (step.text[:2000] if step.is_error else "")
+
+
+def quote(text: str, limit: int = 200) -> str:
+    """Short single-line quote of a text."""
+    t = _WS_RE.sub(" ", text).strip()
+    return t if len(t) <= limit else t[: limit - 1] + "…"
+
+
+def match_quote(text: str, pattern: re.Pattern[str], limit: int = 160) -> str:
+    """Quote around the first match of ``pattern`` (or the start of the text)."""
+    m = pattern.search(text)
+    if not m:
+        return quote(text, limit)
+    start = max(0, m.start() - limit // 3)
+    return quote(text[start:start + limit], limit)
+
+
+def task_containment(task: str, text: str) -> float:
+    """Share of the task's content words that appear in ``text`` (finds restated briefings)."""
+    return containment(content_words(task), content_words(text))
+
+
+def briefing_steps(steps: list[Step], task: str) -> set[int]:
+    """Leading steps that only state the task: input steps, and steps restating most of it.
+
+    The first agent decision after these is the one that commits to an approach.
+    """
+    out: set[int] = set()
+    tw = content_words(task)
+    for s in steps:
+        if is_input(s):
+            out.add(s.index)
+            continue
+        if tw and len(out) == s.index and containment(tw, content_words(s.text)) >= 0.7:
+            out.add(s.index)
+            continue
+        break
+    return out

@@ -1,0 +1,354 @@
+"""The analysis pipeline: detectors, attribution and value curves for every run.
+
+``analyze(traces, steps)`` is what ``trajscope analyze``, ``trajscope eval`` and the app run.
+Per run: embeddings (optional) -> detectors -> per-step features -> fitted ranker -> the
+judge re-ranks the top candidates of failed runs (optional) -> decisive-phase detectors
+(judge category) -> category, confidence, cheap value curve (and the judge's curve on request).
+
+The analysis never reads gold labels or the expected answer: each run is "blinded" before
+anything looks at it. It may know the run's outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from analyzer.analysis.result import AnalysisResult, RunAnalysis
+from analyzer.attribution.attribute import Attribution, attribute, choose_category
+from analyzer.attribution.features import step_features
+from analyzer.attribution.ranker import Ranker
+from analyzer.attribution.value_curve import CHEAP_ESTIMATOR, cheap_value_curve, success_curve
+from analyzer.detection.runner import DECISIVE_PHASE, STEPS_PHASE, run_detectors
+from analyzer.errors import ModelUnavailable
+from analyzer.frames.build import trajectories_from_frames
+from analyzer.jobs import Cancelled, CancelToken, NeverCancel, Progress, no_progress
+from analyzer.plugin_host.protocols import DetectionContext
+from analyzer.plugin_host.registry import PluginHost, default_host
+from analyzer.schema.findings import Finding
+from analyzer.schema.models import Outcome, Trajectory
+
+EMBED_CHARS = 1500
+"""Characters of each step embedded (the embedder truncates to ~256 tokens anyway)."""
+
+TOP_STEPS = 3
+"""Candidates listed in ``top_steps``."""
+
+STRONG_FINDING = 0.6
+"""A finding this strong on the decisive step names its category without asking the judge."""
+
+_GOLD_FIELDS = {"gold_decisive_step": None, "gold_decisive_agent": None, "gold_reason": None, "ground_truth": None}
+
+
+def blind(trajectory: Trajectory) -> Trajectory:
+    """A copy of the run without gold labels or the expected answer."""
+    return trajectory.model_copy(update=_GOLD_FIELDS)
+
+
+@dataclass
+class RunSignals:
+    """Everything the attribution needs about one run, computed without the judge.
+
+    Attributes:
+        findings: Steps-phase detector findings.
+        errors: Detector and embedder problems.
+        alignment: Embedding cosine of each step with the task, if an embedder was given.
+        step_embeddings: The step embeddings (rows aligned with steps), if computed.
+        task_embedding: The task embedding, if computed.
+        features: Feature matrix (steps x FEATURE_NAMES).
+    """
+
+    findings: list[Finding]
+    errors: list[str]
+    alignment: list[float] | None
+    step_embeddings: np.ndarray | None
+    task_embedding: np.ndarray | None
+    features: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+
+
+def embed_run(trajectory: Trajectory, embedder: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Embed the task and every step of a run in one batch.
+
+    Returns:
+        ``(step_embeddings, task_embedding)``, unit-norm rows.
+    """
+    texts = [trajectory.task[:EMBED_CHARS] or " "] + [(s.text[:EMBED_CHARS] or " ") for s in trajectory.steps]
+    vecs = np.asarray(embedder.embed(texts), dtype=np.float32)
+    if vecs.shape[0] != len(texts):
+        raise ValueError(f"embedder returned {vecs.shape[0]} vectors for {len(texts)} texts")
+    return vecs[1:], vecs[0]
+
+
+def prepare_run(
+    trajectory: Trajectory,
+    host: PluginHost,
+    *,
+    embedder: Any = None,
+    detectors: Sequence[str] | None = None,
+    settings: dict[str, Any] | None = None,
+) -> RunSignals:
+    """Embeddings, steps-phase detectors and features of one (blinded) run."""
+    errors: list[str] = []
+    step_emb: np.ndarray | None = None
+    task_emb: np.ndarray | None = None
+    alignment: list[float] | None = None
+    if embedder is not None and trajectory.steps:
+        try:
+            step_emb, task_emb = embed_run(trajectory, embedder)
+            alignment = [float(v) for v in step_emb @ task_emb]
+        except Exception as exc:  # embeddings are optional: fall back to lexical signals
+            errors.append(f"embedder: {type(exc).__name__}: {exc}")
+    ctx = DetectionContext(
+        step_embeddings=step_emb.tolist() if step_emb is not None else None,
+        task_embedding=task_emb.tolist() if task_emb is not None else None,
+        settings=dict(settings or {}),
+    )
+    det = run_detectors(trajectory, ctx, host, only=detectors, phase=STEPS_PHASE)
+    errors.extend(det.errors)
+    feats = step_features(trajectory, det.findings)
+    return RunSignals(det.findings, errors, alignment, step_emb, task_emb, feats)
+
+
+@dataclass
+class AnalyzeOptions:
+    """Knobs of one analysis (defaults are what ``trajscope analyze`` uses).
+
+    Attributes:
+        judge_top_k: Candidates the judge re-ranks (default: from the ranker params).
+        judge_curve: Also compute the judge's value curve for failed runs.
+        judge_in_detectors: Let detectors (e.g. planning error) ask the judge.
+        judge_classify: When the judge classifies the decisive step's category: ``"weak"``
+            (only when no detector finding on the step reaches ``STRONG_FINDING``; one judge
+            call per such failed run), ``"always"`` or ``"never"``.
+        detectors: Detector ids to run (default: all declared).
+    """
+
+    judge_top_k: int | None = None
+    judge_curve: bool = False
+    judge_in_detectors: bool = False
+    judge_classify: str = "weak"
+    detectors: Sequence[str] | None = None
+
+
+class _JudgeState:
+    """The judge for a whole analysis; switched off after it proves unavailable."""
+
+    def __init__(self, judge: Any) -> None:
+        self.judge = judge
+        self.disabled_reason: str | None = None
+
+    def call(self, errors: list[str], what: str, fn: Callable[[], Any], cancel: CancelToken | None = None) -> Any:
+        if self.judge is None or (cancel is not None and cancel.cancelled):
+            return None
+        try:
+            return fn()
+        except Cancelled:
+            return None
+        except ModelUnavailable as exc:
+            self.disabled_reason = f"judge unavailable: {exc}"
+            self.judge = None
+            errors.append(self.disabled_reason)
+        except Exception as exc:  # one bad judge call costs this answer only
+            errors.append(f"judge ({what}): {type(exc).__name__}: {exc}")
+        return None
+
+
+def _p_failure(trajectory: Trajectory, findings: Sequence[Finding]) -> float:
+    if trajectory.outcome == Outcome.FAILURE:
+        return 1.0
+    if trajectory.outcome == Outcome.SUCCESS:
+        return 0.0
+    strongest = max((f.score for f in findings), default=0.0)
+    return min(0.9, 0.3 + 0.6 * strongest)
+
+
+def analyze_run(
+    trajectory: Trajectory,
+    *,
+    host: PluginHost,
+    ranker: Ranker,
+    judge: _JudgeState | None = None,
+    embedder: Any = None,
+    options: AnalyzeOptions | None = None,
+    cancel: CancelToken | None = None,
+) -> RunAnalysis:
+    """Analyse one run (gold labels are removed first).
+
+    A cancel request skips the judge calls still to come for this run (the cheap analysis
+    of the run still completes); :func:`analyze` then stops before the next run.
+    """
+    opts = options or AnalyzeOptions()
+    traj = blind(trajectory)
+    judge = judge or _JudgeState(None)
+    failed_or_unknown = traj.outcome != Outcome.SUCCESS
+    settings: dict[str, Any] = {}
+    if opts.judge_in_detectors and judge.judge is not None and failed_or_unknown:
+        settings["judge"] = judge.judge
+    sig = prepare_run(traj, host, embedder=embedder, detectors=opts.detectors, settings=settings)
+    errors = list(sig.errors)
+    findings = list(sig.findings)
+    n = len(traj.steps)
+    logits = ranker.logits(sig.features)
+    p_fail = _p_failure(traj, findings)
+    att: Attribution | None = None
+    judge_model: str | None = None
+    judge_values: list[float] | None = None
+    if n and failed_or_unknown:
+        judge_p: dict[int, float] | None = None
+        top_k = opts.judge_top_k if opts.judge_top_k is not None else ranker.params.judge_top_k
+        if judge.judge is not None and top_k > 0 and ranker.params.judge_weight != 0.0:
+            top = [int(k) for k in np.argsort(-logits, kind="stable")[:top_k]]
+            j = judge.judge
+            res = judge.call(errors, "candidate scores", lambda: j.candidate_scores(traj, top), cancel)
+            if res:
+                judge_p = {int(k): float(v) for k, v in res.items()}
+                judge_model = getattr(j, "model_id", None)
+        att = attribute(traj, logits, findings, sig.features, judge_p, ranker.params.judge_weight)
+        strongest = max((f.score for f in findings if f.step == att.decisive_step), default=0.0)
+        ask = opts.judge_classify == "always" or (opts.judge_classify == "weak" and strongest < STRONG_FINDING)
+        if judge.judge is not None and att.decisive_step is not None and ask:
+            ctx = DetectionContext(settings={"judge": judge.judge, "decisive_step": att.decisive_step})
+            model = getattr(judge.judge, "model_id", None)
+            det = judge.call(errors, "category", lambda: run_detectors(
+                traj, ctx, host, only=opts.detectors, phase=DECISIVE_PHASE, reraise=(ModelUnavailable,)), cancel)
+            decisive_findings: list[Finding] = []
+            if det is not None:
+                errors.extend(det.errors)
+                decisive_findings = det.findings
+            if decisive_findings:
+                judge_model = judge_model or model
+            findings.extend(decisive_findings)
+            jdist = {str(f.category): f.score for f in decisive_findings if f.step == att.decisive_step}
+            if jdist:
+                att.category, _ = choose_category(traj, att.decisive_step, findings, sig.features, jdist)
+                att.rationale += f"; judge category {att.category}"
+        if opts.judge_curve and judge.judge is not None and traj.outcome == Outcome.FAILURE:
+            j = judge.judge
+            vc = judge.call(errors, "value curve", lambda: j.value_curve(traj, cancel=cancel), cancel)
+            if vc is not None and len(vc.values) == n:
+                judge_values = [float(v) for v in vc.values]
+                judge_model = judge_model or getattr(j, "model_id", None)
+        curve = cheap_value_curve(att.probs.tolist(), ranker.params.value_prior, p_fail)
+    else:
+        risk = [0.0] * n
+        for f in findings:
+            risk[f.step] = max(risk[f.step], f.score)
+        curve = success_curve(risk, ranker.params.value_prior)
+    return _assemble(traj, att, curve.values, curve.drops, sig.alignment, findings, errors,
+                     judge_model, judge_values, p_fail)
+
+
+def _assemble(
+    traj: Trajectory, att: Attribution | None, values: list[float], drops: list[float],
+    alignment: list[float] | None, findings: list[Finding], errors: list[str],
+    judge_model: str | None, judge_values: list[float] | None, p_fail: float,
+) -> RunAnalysis:
+    n = len(traj.steps)
+    cats: dict[int, list[str]] = {}
+    for f in findings:
+        cats.setdefault(f.step, [])
+        if str(f.category) not in cats[f.step]:
+            cats[f.step].append(str(f.category))
+    probs = att.probs if att is not None else np.zeros(n)
+    step_rows: list[dict[str, object]] = []
+    for s in traj.steps:
+        i = s.index
+        step_rows.append({
+            "trace_id": traj.id, "step": i, "agent": s.agent, "kind": str(s.kind),
+            "value": values[i] if i < len(values) else None,
+            "drop": drops[i] if i < len(drops) else None,
+            "alignment": round(alignment[i], 6) if alignment is not None else None,
+            "candidate_score": round(float(probs[i]), 6) if att is not None else None,
+            "findings": ";".join(cats.get(i, [])) or None,
+            "value_estimator": CHEAP_ESTIMATOR,
+            "judge_value": judge_values[i] if judge_values is not None else None,
+        })
+    largest_step = int(np.argmax(drops)) if drops and max(drops) > 0 else None
+    top = att.candidates[:TOP_STEPS] if att is not None else []
+    confidence = None
+    if att is not None and att.confidence is not None:
+        confidence = round(att.confidence * p_fail, 4)
+    run: dict[str, object] = {
+        "trace_id": traj.id,
+        "decisive_step": att.decisive_step if att is not None else None,
+        "decisive_agent": att.decisive_agent if att is not None else None,
+        "category": att.category if att is not None else None,
+        "confidence": confidence,
+        "top_steps": ",".join(str(c.step) for c in top) or None,
+        "top_scores": ",".join(f"{c.probability:.3f}" for c in top) or None,
+        "rationale": att.rationale if att is not None else ("run succeeded" if n else "run has no steps"),
+        "min_value": min(values) if values else None,
+        "largest_drop": max(drops) if drops else None,
+        "largest_drop_step": largest_step,
+        "value_estimator": CHEAP_ESTIMATOR,
+        "judge_model": judge_model,
+        "n_findings": len(findings),
+        "error": "; ".join(errors) or None,
+    }
+    return RunAnalysis(run=run, steps=step_rows, findings=findings,
+                       errors=[f"{traj.id}: {e}" for e in errors])
+
+
+def analyze(
+    traces: pl.DataFrame,
+    steps: pl.DataFrame,
+    *,
+    judge: Any = None,
+    embedder: Any = None,
+    progress: Progress = no_progress,
+    cancel: CancelToken | None = None,
+    on_run: Callable[[RunAnalysis], None] | None = None,
+    host: PluginHost | None = None,
+    ranker: Ranker | None = None,
+    options: AnalyzeOptions | None = None,
+) -> AnalysisResult:
+    """Analyse every run of the traces/steps frames.
+
+    Args:
+        traces: Traces frame (TRACE_COLUMNS).
+        steps: Steps frame (STEP_COLUMNS).
+        judge: A judge (``analyzer.judge``) or None for the cheap analysis only.
+        embedder: An embedder with ``embed(list[str]) -> ndarray`` or None (lexical signals only).
+        progress: Called once per run.
+        cancel: Checked between runs (granularity: one run).
+        on_run: Called with each run's partial result as soon as it is ready.
+        host: Plugin host (default: every installed plugin).
+        ranker: Ranker (default: the shipped fitted params).
+        options: Other knobs (judge top-k, judge curve, detector subset).
+
+    Returns:
+        Frames of run attributions, per-step values and findings; ``cancelled`` when stopped early.
+    """
+    host = host or default_host()
+    cancel = cancel or NeverCancel()
+    ranker = ranker or Ranker.load()
+    state = _JudgeState(judge)
+    runs: list[RunAnalysis] = []
+    trajectories = trajectories_from_frames(traces, steps)
+    total = len(trajectories)
+    cancelled = False
+    for i, t in enumerate(trajectories):
+        if cancel.cancelled:
+            cancelled = True
+            break
+        progress(i, total, t.native_id or t.id)
+        try:
+            ra = analyze_run(t, host=host, ranker=ranker, judge=state, embedder=embedder, options=options,
+                             cancel=cancel)
+        except Exception as exc:  # one broken run never stops the others
+            ra = RunAnalysis(run={"trace_id": t.id, "error": f"analysis failed: {type(exc).__name__}: {exc}",
+                                  "value_estimator": CHEAP_ESTIMATOR},
+                             errors=[f"{t.id}: analysis failed: {type(exc).__name__}: {exc}"])
+        runs.append(ra)
+        if on_run is not None:
+            on_run(ra)
+    if not cancelled:
+        progress(total, total, "done")
+    result = AnalysisResult.from_runs(runs, cancelled=cancelled)
+    if state.disabled_reason and state.disabled_reason not in result.errors:
+        result.errors.insert(0, state.disabled_reason)
+    return result

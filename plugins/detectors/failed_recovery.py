@@ -1,0 +1,85 @@
+"""Failed recovery: an error observation followed by no change of strategy.
+
+For each error observation, the next agent decision is checked: an unchanged retry of the
+action that failed, the same error coming back after it, or a reply that does not engage
+with the error at all.
+"""
+
+from __future__ import annotations
+
+from analyzer.detection.helpers import make_finding
+from analyzer.detection.text import (
+    ERROR_MENTION_RE,
+    action_signature,
+    content_words,
+    error_text,
+    is_decision,
+    is_observation,
+    is_termination_only,
+    jaccard,
+    quote,
+    shingles,
+)
+from analyzer.plugin_host.protocols import DetectionContext
+from analyzer.schema.findings import Finding
+from analyzer.schema.models import Step, Trajectory
+from analyzer.taxonomy import Category
+
+SOURCE = "failed_recovery"
+
+
+def _prev_action(steps: list[Step], i: int) -> Step | None:
+    for s in reversed(steps[:i]):
+        if is_decision(s) and action_signature(s) is not None:
+            return s
+    return None
+
+
+def _next_decision(steps: list[Step], i: int) -> Step | None:
+    return next((s for s in steps[i + 1:] if is_decision(s)), None)
+
+
+def _next_observation(steps: list[Step], i: int) -> Step | None:
+    for s in steps[i + 1:]:
+        if is_observation(s):
+            return s
+    return None
+
+
+def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
+    """Findings on the decision steps that fail to recover from an error."""
+    steps = trajectory.steps
+    out: list[Finding] = []
+    done: set[int] = set()
+    for e in steps:
+        if not (e.is_error and is_observation(e)):
+            continue
+        d = _next_decision(steps, e.index)
+        if d is None or d.index in done:
+            continue
+        before = _prev_action(steps, e.index)
+        sig_d, sig_b = action_signature(d), (action_signature(before) if before else None)
+        score, why = 0.0, ""
+        if sig_d is not None and sig_b is not None:
+            sim = 1.0 if sig_d == sig_b else jaccard(shingles(sig_d), shingles(sig_b))
+            if sim >= 0.9:
+                score, why = 0.85, f"retries the failed action of step {before.index if before else '?'} unchanged ({sim:.0%} same)"
+        if not score:
+            nxt = _next_observation(steps, d.index)
+            if nxt is not None and nxt.is_error:
+                same = jaccard(content_words(error_text(e)), content_words(error_text(nxt)))
+                if same >= 0.6:
+                    score, why = 0.65, f"the same error comes back at step {nxt.index} ({same:.0%} same words)"
+        reply = f"{d.text}\n{d.tool_args or ''}"
+        if not score and not is_termination_only(reply):
+            err_words = content_words(error_text(e)[:2000])
+            engages = bool(ERROR_MENTION_RE.search(reply)) or len(err_words & content_words(reply)) >= 3
+            if not engages:
+                score, why = 0.5, "does not address the error at all"
+        if score:
+            done.add(d.index)
+            out.append(make_finding(
+                trajectory, d.index, Category.FAILED_RECOVERY, score, SOURCE,
+                f"after the error at step {e.index}, step {d.index} {why}",
+                evidence=(e.index, d.index), evidence_quote=quote(error_text(e), 160)))
+    return out

@@ -1,0 +1,79 @@
+"""False success: the agent claims success, verification or termination while the run failed.
+
+Only fires when the run's outcome is a failure (or unknown, when the claim follows an
+error the agent never resolved). The last success/verification claim (the one the run
+ends on) scores highest; the first one, if earlier, is reported too; a bare
+termination/submission without any claim scores lower.
+"""
+
+from __future__ import annotations
+
+import re
+
+from analyzer.detection.helpers import make_finding
+from analyzer.detection.text import (
+    DONE_RE,
+    VERIFY_RE,
+    is_decision,
+    is_observation,
+    is_termination_only,
+    match_quote,
+    strip_code,
+)
+from analyzer.plugin_host.protocols import DetectionContext
+from analyzer.schema.findings import Finding
+from analyzer.schema.models import Outcome, Step, Trajectory
+from analyzer.taxonomy import Category
+
+SOURCE = "false_success"
+_FINISH_TOOL_RE = re.compile(r"submit|finish|done|final|answer|terminate|complete", re.IGNORECASE)
+
+
+def _claim_text(s: Step) -> str:
+    text = strip_code(s.text)
+    if s.tool_name and s.tool_args:  # e.g. submit/answer tools carry the claim in their arguments
+        text = f"{text}\n{s.tool_args[:4000]}"
+    return text
+
+
+def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
+    """Findings on success claims of a failed run."""
+    steps = trajectory.steps
+    if trajectory.outcome == Outcome.SUCCESS or not steps:
+        return []
+    if trajectory.outcome != Outcome.FAILURE:
+        obs = [s for s in steps if is_observation(s)]
+        if not obs or not obs[-1].is_error:
+            return []
+    factor = 1.0 if trajectory.outcome == Outcome.FAILURE else 0.6
+    claims: list[Step] = []
+    terminations: list[Step] = []
+    for s in steps:
+        if not is_decision(s):
+            continue
+        prose = _claim_text(s)
+        if (VERIFY_RE.search(prose) and not is_termination_only(prose)) or (DONE_RE.search(prose) and not is_termination_only(prose)):
+            claims.append(s)
+        elif is_termination_only(prose) or (s.tool_name and _FINISH_TOOL_RE.search(s.tool_name)):
+            terminations.append(s)
+    out: list[Finding] = []
+    if claims:
+        last = claims[-1]
+        prose = _claim_text(last)
+        pat = VERIFY_RE if VERIFY_RE.search(prose) else DONE_RE
+        out.append(make_finding(trajectory, last.index, Category.FALSE_SUCCESS, 0.75 * factor, SOURCE,
+                                "claims the work is verified or complete, but the run failed",
+                                evidence_quote=match_quote(prose, pat)))
+        first = claims[0]
+        if first.index != last.index:
+            prose = _claim_text(first)
+            pat = VERIFY_RE if VERIFY_RE.search(prose) else DONE_RE
+            out.append(make_finding(trajectory, first.index, Category.FALSE_SUCCESS, 0.55 * factor, SOURCE,
+                                    "first claim that the work is verified or complete; the run failed",
+                                    evidence_quote=match_quote(prose, pat)))
+    elif terminations:
+        t = terminations[0]
+        out.append(make_finding(trajectory, t.index, Category.FALSE_SUCCESS, 0.45 * factor, SOURCE,
+                                "terminates/submits without verification, but the run failed",
+                                evidence_quote=match_quote(_claim_text(t), DONE_RE)))
+    return out

@@ -1,0 +1,109 @@
+"""Repeated action: the same (or a near-duplicate) action repeated in a window without progress.
+
+Actions are compared by their signature (tool name + arguments, or the code a step runs):
+identical, word 3-gram overlap >= 85%, or the same call with only numbers changed (a
+guessing loop; it counts only when the output did not change either, so pagination does not). Long agent messages are compared by their word 3-gram overlap. A repeat
+whose following observation also repeats (no progress) scores higher.
+"""
+
+from __future__ import annotations
+
+import re
+
+from analyzer.detection.helpers import make_finding
+from analyzer.detection.text import (
+    action_signature,
+    is_decision,
+    is_observation,
+    is_termination_only,
+    jaccard,
+    quote,
+    shingles,
+    squash,
+)
+from analyzer.plugin_host.protocols import DetectionContext
+from analyzer.schema.findings import Finding
+from analyzer.schema.models import Step, Trajectory
+from analyzer.taxonomy import Category
+
+SOURCE = "repeated_action"
+WINDOW = 8  # decision steps looked back
+NEAR = 0.85  # 3-gram Jaccard for near-duplicate actions
+NEAR_MESSAGE = 0.9  # for plain messages (stricter)
+MIN_MESSAGE_CHARS = 80
+_TOKEN_RE = re.compile(r"[A-Za-z_]+|\d+(?:\.\d+)?")
+_NUM_TOKEN_RE = re.compile(r"\d+(?:\.\d+)?")
+SWEEP_SIM = 0.9  # similarity given to "same call, only one number changed" (a guessing loop)
+
+
+def _similarity(a: str, b: str, sha: set[str], shb: set[str]) -> tuple[float, bool]:
+    """Similarity of two signatures, and whether only one number differs (a sweep)."""
+    if a == b:
+        return 1.0, False
+    sim = jaccard(sha, shb)
+    ta, tb = _TOKEN_RE.findall(a), _TOKEN_RE.findall(b)
+    if len(ta) == len(tb) and len(ta) >= 2:
+        diff = [(x, y) for x, y in zip(ta, tb, strict=True) if x != y]
+        if diff and all(_NUM_TOKEN_RE.fullmatch(v) for pair in diff for v in pair):
+            return max(sim, SWEEP_SIM), True
+    return sim, False
+
+
+def _next_observation(steps: list[Step], i: int) -> Step | None:
+    for s in steps[i + 1:]:
+        if is_observation(s):
+            return s
+        if is_decision(s):
+            return None
+    return None
+
+
+def _no_progress(steps: list[Step], i: int, j: int) -> bool:
+    """True when the outputs following steps ``i`` and ``j`` are near-identical."""
+    o1, o2 = _next_observation(steps, i), _next_observation(steps, j)
+    return (o1 is not None and o2 is not None
+            and jaccard(shingles(o1.text[:4000]), shingles(o2.text[:4000])) >= 0.8)
+
+
+def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
+    """Findings on steps that repeat an earlier action in the window."""
+    steps = trajectory.steps
+    seen: list[tuple[int, str, set[str], bool]] = []  # (index, signature, shingles, is_action)
+    out: list[Finding] = []
+    flagged: set[int] = set()
+    for s in steps:
+        if not is_decision(s) or is_termination_only(s.text):
+            continue
+        sig = action_signature(s)
+        is_action = sig is not None
+        if sig is None:
+            if len(s.text) < MIN_MESSAGE_CHARS:
+                continue
+            sig = squash(s.text)
+        sh = shingles(sig)
+        best: tuple[float, int, bool] | None = None
+        for j, psig, psh, p_action in seen[-WINDOW:]:
+            if p_action != is_action:
+                continue
+            sim, sweep = _similarity(sig, psig, sh, psh)
+            if sweep and not _no_progress(steps, j, s.index):
+                continue  # pagination and the like: one number changes and so does the output
+            if sim >= (NEAR if is_action else NEAR_MESSAGE) and (best is None or sim > best[0]):
+                best = (sim, j, sweep)
+        seen.append((s.index, sig, sh, is_action))
+        if best is None or s.index in flagged:
+            continue
+        sim, j, _sweep = best
+        exact = sim >= 0.999
+        score = (0.75 if exact else 0.55) if is_action else (0.6 if exact else 0.45)
+        no_progress = _no_progress(steps, j, s.index)
+        if no_progress:
+            score += 0.15
+        what = "action" if is_action else "message"
+        how = "the same" if exact else f"a near-duplicate ({sim:.0%} overlap) of the"
+        tail = "; the output did not change" if no_progress else ""
+        out.append(make_finding(trajectory, s.index, Category.REPEATED_ACTION, score, SOURCE,
+                                f"step {s.index} repeats {how} {what} of step {j}{tail}",
+                                evidence=(j, s.index), evidence_quote=quote(sig, 160)))
+        flagged.add(s.index)
+    return out

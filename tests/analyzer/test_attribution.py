@@ -1,0 +1,191 @@
+"""Features, the fitted ranker, judge combination, cheap value curve and the fit itself."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from analyzer.attribution import (
+    FEATURE_NAMES,
+    PARAMS_VERSION,
+    Ranker,
+    RankerParams,
+    attribute,
+    cheap_value_curve,
+    choose_category,
+    combine_with_judge,
+    step_features,
+    success_curve,
+)
+from analyzer.attribution.fit import (
+    TrainingRun,
+    choose_judge_weight,
+    cv_scores,
+    fit_clogit,
+    nested_cv,
+    to_params,
+)
+from analyzer.attribution.ranker import evidence_weight_for
+from analyzer.schema.findings import Finding
+from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
+
+COL = {n: k for k, n in enumerate(FEATURE_NAMES)}
+
+
+def _run(n_pairs: int = 3, gold: dict[str, object] | None = None) -> Trajectory:
+    steps = [Step(index=0, role=Role.USER, kind=StepKind.USER, text="Count open bugs per component.")]
+    for k in range(n_pairs):
+        steps.append(Step(index=len(steps), agent=f"agent{k % 2}", kind=StepKind.TOOL_CALL, tool_name="bash",
+                          tool_args=json.dumps({"cmd": f"python step{k}.py"}),
+                          text="Let's assume the sample data has 42 rows." if k == 1 else ""))
+        steps.append(Step(index=len(steps), agent="tool", role=Role.TOOL, kind=StepKind.OBSERVATION,
+                          text="Traceback: boom" if k == 1 else "ok", is_error=k == 1))
+    return Trajectory(id="r1", task="Count open bugs per component.", outcome=Outcome.FAILURE, steps=steps,
+                      **(gold or {}))
+
+
+def test_features_shape_and_meaning() -> None:
+    t = _run()
+    f = Finding(trace_id="r1", step=3, category="hallucination", score=0.8)
+    x = step_features(t, [f])
+    assert x.shape == (len(t.steps), len(FEATURE_NAMES))
+    assert x[0, COL["input"]] == 1 and x[1, COL["decision"]] == 1 and x[2, COL["observation"]] == 1
+    assert x[3, COL["next_obs_error"]] == 1 and x[3, COL["assume"]] == 1
+    assert x[3, COL["first_error_source"]] == 1
+    assert x[3, COL["finding_max"]] == pytest.approx(0.8) and x[3, COL["evidence"]] == pytest.approx(0.8)
+    assert x[2, COL["finding_near"]] == pytest.approx(0.8)
+    assert np.isfinite(x).all()
+
+
+def test_features_never_read_gold_labels() -> None:
+    a = step_features(_run())
+    b = step_features(_run(gold={"gold_decisive_step": 3, "gold_decisive_agent": "agent1",
+                                 "gold_reason": "assumed data", "ground_truth": "42"}))
+    assert np.array_equal(a, b)
+
+
+def test_shipped_params_load_and_rank() -> None:
+    r = Ranker.load()
+    assert r.params.version == PARAMS_VERSION
+    assert set(r.params.features) == set(FEATURE_NAMES)
+    assert r.params.meta.get("cv", {}).get("step@1", {}).get("n") == 126
+    x = step_features(_run())
+    logits = r.logits(x)
+    assert logits.shape == (x.shape[0],) and np.isfinite(logits).all()
+
+
+def test_ranker_clips_to_the_training_range() -> None:
+    r = Ranker.load()
+    x = step_features(_run(40))
+    far = x.copy()
+    far[:, COL["log_pos"]] += 50.0
+    far[:, COL["decision_ordinal_log"]] += 50.0
+    assert np.isfinite(r.logits(far)).all()
+    assert np.abs(r.logits(far)).max() < 100
+
+
+def test_params_round_trip_and_bad_file(tmp_path: object) -> None:
+    p = Ranker.load().params
+    again = RankerParams.from_json(json.loads(json.dumps(p.to_json())))
+    assert again.weights == p.weights and again.evidence_weight == p.evidence_weight
+    with pytest.raises(ValueError, match="bad ranker params"):
+        RankerParams.from_json({"version": "x", "features": ["a"], "mean": [], "scale": [1], "weights": [1]})
+    with pytest.raises(ValueError, match="bad ranker params"):
+        RankerParams.from_json({"features": []})
+
+
+def test_evidence_weight_grows_beyond_training_lengths() -> None:
+    assert evidence_weight_for(5, 1.0, 3.0, 10) == 1.0
+    assert evidence_weight_for(10, 1.0, 3.0, 10) == 1.0
+    assert 1.0 < evidence_weight_for(17, 1.0, 3.0, 10) < 3.0
+    assert evidence_weight_for(300, 1.0, 3.0, 10) == 3.0
+
+
+def test_attribute_returns_a_ranked_list_for_a_failed_run() -> None:
+    t = _run()
+    logits = np.array([0.0, 1.0, -1.0, 3.0, -2.0, 0.5, -1.0])
+    att = attribute(t, logits, features=step_features(t))
+    assert [c.step for c in att.candidates][:3] == [3, 1, 5]
+    assert sorted(c.step for c in att.candidates) == list(range(len(t.steps)))
+    assert att.decisive_step == 3 and att.decisive_agent == "agent1"
+    assert att.probs.sum() == pytest.approx(1.0)
+    assert att.confidence == pytest.approx(att.candidates[0].probability, abs=1e-4)
+    assert att.category == "hallucination"  # assumed data at the step
+    assert "step 3" in att.rationale
+
+
+def test_judge_reranks_only_its_candidates() -> None:
+    logits = np.array([2.0, 1.9, 0.0, -1.0])
+    out = combine_with_judge(logits, {0: 0.1, 1: 0.9}, weight=1.0)
+    assert out[1] > out[0]
+    assert out[2] == 0.0 and out[3] == -1.0
+    assert np.array_equal(combine_with_judge(logits, {0: 0.1, 1: 0.9}, weight=0.0), logits)
+
+
+def test_category_from_findings_and_judge() -> None:
+    t = _run()
+    fs = [Finding(trace_id="r1", step=3, category="failed_recovery", score=0.5),
+          Finding(trace_id="r1", step=4, category="environment_failure", score=0.9)]
+    assert choose_category(t, 3, fs)[0] == "environment_failure"  # 0.6 * 0.9 beats 0.5
+    assert choose_category(t, 3, fs[:1])[0] == "failed_recovery"
+    assert choose_category(t, 3, fs[:1], judge_dist={"goal_drift": 0.9})[0] == "goal_drift"
+    assert choose_category(t, 5, [], features=step_features(t))[0] in {"other", "planning_error", "false_success"}
+
+
+def test_cheap_value_curve_drops_most_at_the_top_candidate() -> None:
+    probs = [0.05, 0.1, 0.6, 0.2, 0.05]
+    c = cheap_value_curve(probs, prior=0.9, p_failure=1.0)
+    assert len(c.values) == 5 and c.prior == 0.9
+    assert all(a >= b for a, b in zip([0.9, *c.values], c.values, strict=False))
+    assert int(np.argmax(c.drops)) == 2
+    assert c.values[-1] == pytest.approx(0.0, abs=1e-6)
+    half = cheap_value_curve(probs, prior=0.9, p_failure=0.5)
+    assert half.values[-1] == pytest.approx(0.45)
+
+
+def test_success_curve_stays_high() -> None:
+    c = success_curve([0.0, 0.9, 0.0, 0.3], prior=0.9)
+    assert min(c.values) >= 0.9 * 0.95 - 1e-9
+    assert int(np.argmax(c.drops)) == 1
+    assert success_curve([0.0, 0.0], prior=0.9).values == [0.9, 0.9]
+
+
+def _synthetic_runs(n: int, seed: int = 0) -> list[TrainingRun]:
+    """Runs whose gold step is the one with the 'assume' cue (plus noise in other features)."""
+    rng = np.random.default_rng(seed)
+    runs = []
+    for i in range(n):
+        k = int(rng.integers(4, 9))
+        x = rng.normal(0, 0.3, size=(k, len(FEATURE_NAMES)))
+        x[:, COL["evidence"]] = 0.0
+        g = int(rng.integers(0, k))
+        x[:, COL["assume"]] = 0.0
+        x[g, COL["assume"]] = 1.0
+        runs.append(TrainingRun(f"t{i}", f"{i}.json", x, [f"a{j % 3}" for j in range(k)], g, f"a{g % 3}"))
+    return runs
+
+
+def test_fit_recovers_a_planted_signal_with_cross_validation() -> None:
+    runs = _synthetic_runs(40)
+    fitted = fit_clogit(runs, l2=1.0)
+    assert fitted.weights[COL["assume"]] == max(fitted.weights)
+    assert fitted.weights[COL["evidence"]] == 0.0  # prior features are never fitted
+    held, l2s = nested_cv(runs, folds=4)
+    assert len(l2s) == 4
+    s = cv_scores(runs, held)
+    assert s.metrics["step@1"].p > 0.9 and s.metrics["agent@1"].p > 0.9
+    params = to_params(fitted, meta={"x": 1})
+    r = Ranker(params)
+    assert int(np.argmax(r.logits(runs[0].features))) == runs[0].gold_step
+
+
+def test_judge_weight_zero_when_the_judge_is_noise() -> None:
+    runs = _synthetic_runs(30, seed=1)
+    fitted = fit_clogit(runs, l2=1.0)
+    held = [fitted.logits(r.features) for r in runs]
+    noise = [{int(k): 0.9 if k != r.gold_step else 0.1 for k in np.argsort(-s)[:3]} for r, s in zip(runs, held, strict=True)]
+    w, combined = choose_judge_weight(runs, held, noise, folds=3)
+    assert w == 0.0
+    assert len(combined) == len(runs)

@@ -1,0 +1,123 @@
+"""Running detectors: failures become error strings while the other detectors finish."""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Iterator
+
+import pytest
+
+from analyzer.detection import DECISIVE_PHASE, run_detectors
+from analyzer.detection.text import (
+    action_signature,
+    briefing_steps,
+    entities,
+    is_empty_output,
+    is_termination_only,
+    normalise_number,
+    significant_numbers,
+)
+from analyzer.plugin_host import DetectionContext, PluginHost
+from analyzer.schema.findings import Finding
+from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
+
+
+def _traj() -> Trajectory:
+    return Trajectory(id="run-1", task="count the bugs", outcome=Outcome.FAILURE, steps=[
+        Step(index=0, role=Role.USER, kind=StepKind.USER, text="count the bugs"),
+        Step(index=1, agent="a", kind=StepKind.MESSAGE, text="There are 12 bugs."),
+    ])
+
+
+def _good(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
+    return [Finding(trace_id="wrong-id", step=1, category="hallucination", score=0.5)]
+
+
+def _boom(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
+    raise RuntimeError("detector exploded")
+
+
+def _not_a_list(trajectory: Trajectory, ctx: DetectionContext) -> object:
+    return "nope"
+
+
+def _out_of_range(trajectory: Trajectory, ctx: DetectionContext) -> list[dict[str, object]]:
+    return [{"trace_id": trajectory.id, "step": 99, "category": "other", "score": 0.1}]
+
+
+def _bad_category(trajectory: Trajectory, ctx: DetectionContext) -> list[dict[str, object]]:
+    return [{"trace_id": trajectory.id, "step": 0, "category": "not-a-category", "score": 0.1}]
+
+
+class _Decisive:
+    phase = "decisive"
+
+    def __call__(self, trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
+        step = ctx.settings["decisive_step"]
+        return [Finding(trace_id=trajectory.id, step=step, category="other", score=0.3)]
+
+
+@pytest.fixture()
+def host() -> Iterator[PluginHost]:
+    mod = types.ModuleType("tsdet_fixture")
+    for name, obj in {"good": _good, "boom": _boom, "not_a_list": _not_a_list,
+                      "out_of_range": _out_of_range, "bad_category": _bad_category, "Decisive": _Decisive}.items():
+        setattr(mod, name, obj)
+    sys.modules["tsdet_fixture"] = mod
+    h = PluginHost()
+    h.register_manifest({"plugin": {"name": "fixture"}, "detectors": [
+        {"id": "boom", "callable": "tsdet_fixture:boom"},
+        {"id": "good", "callable": "tsdet_fixture:good"},
+        {"id": "not_a_list", "callable": "tsdet_fixture:not_a_list"},
+        {"id": "out_of_range", "callable": "tsdet_fixture:out_of_range"},
+        {"id": "bad_category", "callable": "tsdet_fixture:bad_category"},
+        {"id": "missing", "callable": "tsdet_fixture_missing_module:detect"},
+        {"id": "decisive", "callable": "tsdet_fixture:Decisive"},
+    ]})
+    yield h
+    del sys.modules["tsdet_fixture"]
+
+
+def test_raising_detector_becomes_an_error_and_the_others_finish(host: PluginHost) -> None:
+    res = run_detectors(_traj(), DetectionContext(), host)
+    assert [f.source for f in res.findings] == ["good"]
+    assert res.findings[0].trace_id == "run-1"  # normalised to the run
+    errors = "\n".join(res.errors)
+    assert "boom: RuntimeError: detector exploded" in errors
+    assert "not_a_list:" in errors and "expected a list" in errors
+    assert "out_of_range:" in errors and "step 99" in errors
+    assert "bad_category:" in errors and "invalid finding" in errors
+    assert "missing:" in errors
+    assert len(res.errors) == 5
+
+
+def test_decisive_phase_runs_only_decisive_detectors(host: PluginHost) -> None:
+    steps_phase = run_detectors(_traj(), DetectionContext(), host, only=["decisive", "good"])
+    assert [f.source for f in steps_phase.findings] == ["good"]
+    res = run_detectors(_traj(), DetectionContext(settings={"decisive_step": 1}), host, phase=DECISIVE_PHASE)
+    assert [(f.source, f.step) for f in res.findings] == [("decisive", 1)]
+    assert res.errors == []
+
+
+def test_text_helpers() -> None:
+    assert normalise_number("$1,200.50") == "1200.5"
+    assert normalise_number("12%") == "12"
+    assert significant_numbers("1. item 2. item 737,015 and 4.5") == {"737015", "4.5"}
+    assert is_termination_only("TERMINATE") and not is_termination_only("") and not is_termination_only(
+        "The fix is complete because the parser now handles offsets.")
+    assert is_empty_output("exitcode: 0 (execution succeeded)\nCode output: ")
+    assert not is_empty_output("exitcode: 0 (execution succeeded)\nCode output: 42 rows")
+    assert "orion-2" in entities("We compare Orion-2 prices.")
+    assert "model" not in entities("Model | Input\nOrion-2 | $1.20")
+    call = Step(index=0, kind=StepKind.TOOL_CALL, tool_name="bash", tool_args='{"cmd": "ls"}')
+    code = Step(index=1, kind=StepKind.MESSAGE, text="Run this:\n```python\nprint(1)\n```")
+    assert action_signature(call) == 'bash {"cmd": "ls"}'
+    assert action_signature(code) == "print(1)"
+    assert action_signature(Step(index=2, kind=StepKind.MESSAGE, text="plain words")) is None
+    t = Trajectory(task="Count the open bug issues per component in the widgets repository", steps=[
+        Step(index=0, kind=StepKind.SYSTEM, text="You are helpful."),
+        Step(index=1, kind=StepKind.MESSAGE, text="Task: count the open bug issues per component in widgets repository."),
+        Step(index=2, kind=StepKind.MESSAGE, text="I will query the API."),
+    ])
+    assert briefing_steps(t.steps, t.task) == {0, 1}

@@ -1,0 +1,303 @@
+"""Each built-in detector fires on a small crafted run and stays quiet on a clean one."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from analyzer.plugin_host import DetectionContext, default_host
+from analyzer.schema.findings import Finding
+from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
+
+USER, SYSTEM, THOUGHT, MESSAGE, CALL, OBS = (StepKind.USER, StepKind.SYSTEM, StepKind.THOUGHT,
+                                             StepKind.MESSAGE, StepKind.TOOL_CALL, StepKind.OBSERVATION)
+
+
+def run(task: str, steps: list[dict[str, Any]], outcome: Outcome = Outcome.FAILURE,
+        final_answer: str | None = None) -> Trajectory:
+    """A trajectory from short step specs (kind, text, tool, args, error)."""
+    out = []
+    for i, sp in enumerate(steps):
+        kind = sp.get("kind", MESSAGE)
+        role = {USER: Role.USER, SYSTEM: Role.SYSTEM, OBS: Role.TOOL}.get(kind, Role.ASSISTANT)
+        args = sp.get("args")
+        out.append(Step(index=i, agent=sp.get("agent", str(role)), role=role, kind=kind, text=sp.get("text", ""),
+                        tool_name=sp.get("tool"), tool_args=json.dumps(args) if args is not None else None,
+                        is_error=sp.get("error", False), error_text=sp.get("error_text")))
+    return Trajectory(id="t1", task=task, outcome=outcome, final_answer=final_answer, steps=out)
+
+
+def detect(detector_id: str, traj: Trajectory, **settings: Any) -> list[Finding]:
+    det = default_host().load_detector(detector_id)
+    found = det(traj, DetectionContext(settings=settings))
+    assert all(isinstance(f, Finding) and f.source == detector_id for f in found)
+    assert all(0 <= f.step < len(traj.steps) and 0.0 <= f.score <= 1.0 for f in found)
+    return list(found)
+
+
+def steps_of(found: list[Finding]) -> list[int]:
+    return sorted(f.step for f in found)
+
+
+TASK = "List the open bug issues of the widgets repository and count them per component."
+
+
+def test_all_builtin_detectors_are_declared() -> None:
+    ids = {d.id for d in default_host().detectors()}
+    assert {"goal_drift", "evidence_action_gap", "repeated_action", "failed_recovery", "error_accumulation",
+            "false_success", "hallucination", "environment_failure", "planning_error", "judge_category"} <= ids
+    for d in default_host().detectors():
+        default_host().load_detector(d.id)  # a failing built-in plugin is a test failure
+
+
+# ---- environment failure ---------------------------------------------------------------
+def test_environment_failure_fires_on_rate_limit() -> None:
+    t = run(TASK, [{"kind": USER, "text": TASK},
+                   {"kind": CALL, "tool": "http_get", "args": {"url": "https://api.example/issues"}},
+                   {"kind": OBS, "text": "HTTP/1.1 429 Too Many Requests\nretry-after: 60", "error": True},
+                   {"kind": MESSAGE, "text": "The API is rate limited."}])
+    found = detect("environment_failure", t)
+    assert steps_of(found) == [2]
+    assert found[0].category == "environment_failure" and found[0].score >= 0.8
+
+
+def test_environment_failure_quiet_on_clean_output_with_rate_limit_headers() -> None:
+    t = run(TASK, [{"kind": USER, "text": TASK},
+                   {"kind": CALL, "tool": "http_get", "args": {"url": "https://api.example/issues"}},
+                   {"kind": OBS, "text": "HTTP/1.1 200 OK\nx-ratelimit-limit: 60\nx-ratelimit-remaining: 59\n[]"}],
+            outcome=Outcome.SUCCESS)
+    assert detect("environment_failure", t) == []
+
+
+# ---- repeated action -------------------------------------------------------------------
+def test_repeated_action_fires_on_identical_calls_without_progress() -> None:
+    t = run(TASK, [{"kind": USER, "text": TASK},
+                   {"kind": CALL, "tool": "bash", "args": {"cmd": "pip install widgets-sdk"}},
+                   {"kind": OBS, "text": "ERROR: No matching distribution found for widgets-sdk", "error": True},
+                   {"kind": CALL, "tool": "bash", "args": {"cmd": "pip install widgets-sdk"}},
+                   {"kind": OBS, "text": "ERROR: No matching distribution found for widgets-sdk", "error": True}])
+    found = detect("repeated_action", t)
+    assert steps_of(found) == [3]
+    assert found[0].evidence_start == 1 and found[0].score >= 0.85
+
+
+def test_repeated_action_fires_on_a_guessing_loop() -> None:
+    t = run("Find the 4-digit PIN of the vault program.",
+            [{"kind": CALL, "tool": "bash", "args": {"cmd": "echo 1234 | ./vault"}},
+             {"kind": OBS, "text": "Wrong PIN."},
+             {"kind": CALL, "tool": "bash", "args": {"cmd": "echo 0000 | ./vault"}},
+             {"kind": OBS, "text": "Wrong PIN."}])
+    assert steps_of(detect("repeated_action", t)) == [2]
+
+
+def test_repeated_action_quiet_on_different_actions() -> None:
+    t = run(TASK, [{"kind": CALL, "tool": "bash", "args": {"cmd": "ls -la"}},
+                   {"kind": OBS, "text": "README.md src tests"},
+                   {"kind": CALL, "tool": "bash", "args": {"cmd": "grep -rn component src"}},
+                   {"kind": OBS, "text": "src/app.py:3: component = 'table'"},
+                   {"kind": CALL, "tool": "fetch_url", "args": {"url": "https://orion.example/pricing"}},
+                   {"kind": OBS, "text": "prices"},
+                   {"kind": CALL, "tool": "fetch_url", "args": {"url": "https://vega.example/pricing"}},
+                   {"kind": MESSAGE, "text": "TERMINATE"}, {"kind": MESSAGE, "text": "TERMINATE"}])
+    assert detect("repeated_action", t) == []
+
+
+# ---- failed recovery -------------------------------------------------------------------
+def test_failed_recovery_fires_on_unchanged_retry() -> None:
+    t = run(TASK, [{"kind": CALL, "tool": "bash", "args": {"cmd": "python migrate.py"}},
+                   {"kind": OBS, "text": "OperationalError: database is locked", "error": True},
+                   {"kind": CALL, "tool": "bash", "args": {"cmd": "python migrate.py"},
+                    "text": "Retrying."}])
+    found = detect("failed_recovery", t)
+    assert steps_of(found) == [2]
+    assert found[0].score >= 0.8 and found[0].evidence_start == 1
+
+
+def test_failed_recovery_quiet_when_strategy_changes() -> None:
+    t = run(TASK, [{"kind": CALL, "tool": "bash", "args": {"cmd": "python migrate.py"}},
+                   {"kind": OBS, "text": "OperationalError: database is locked", "error": True},
+                   {"kind": CALL, "tool": "bash", "args": {"cmd": "fuser db.sqlite && kill 4242"},
+                    "text": "The error says the database is locked; find and stop the process holding it."},
+                   {"kind": OBS, "text": "killed 4242"}], outcome=Outcome.SUCCESS)
+    assert detect("failed_recovery", t) == []
+
+
+# ---- error accumulation ----------------------------------------------------------------
+def test_error_accumulation_fires_when_errors_pile_up() -> None:
+    steps: list[dict[str, Any]] = [{"kind": USER, "text": TASK},
+                                   {"kind": CALL, "tool": "bash", "args": {"cmd": "python count.py"}},
+                                   {"kind": OBS, "text": "ok 3 components"}]
+    for k in range(4):
+        steps += [{"kind": CALL, "tool": "bash", "args": {"cmd": f"python fix_{k}.py"}},
+                  {"kind": OBS, "text": f"TypeError: bad value {k}", "error": True}]
+    found = detect("error_accumulation", run(TASK, steps))
+    assert 3 in steps_of(found)  # the decision that produced the first error
+    assert all(f.category == "error_accumulation" for f in found)
+
+
+def test_error_accumulation_quiet_on_clean_run() -> None:
+    t = run(TASK, [{"kind": CALL, "tool": "bash", "args": {"cmd": "python count.py"}},
+                   {"kind": OBS, "text": "table: 4, forms: 2"},
+                   {"kind": MESSAGE, "text": "There are 4 table bugs and 2 forms bugs."}], outcome=Outcome.SUCCESS)
+    assert detect("error_accumulation", t) == []
+
+
+# ---- false success ---------------------------------------------------------------------
+def _claiming_run(outcome: Outcome) -> Trajectory:
+    return run(TASK, [{"kind": CALL, "tool": "bash", "args": {"cmd": "pytest -q tests/test_count.py"}},
+                      {"kind": OBS, "text": "1 failed, 3 passed", "error": True},
+                      {"kind": MESSAGE, "text": "The fix is complete and all tests pass."},
+                      {"kind": MESSAGE, "text": "TERMINATE"}], outcome=outcome)
+
+
+def test_false_success_fires_on_a_failed_run() -> None:
+    found = detect("false_success", _claiming_run(Outcome.FAILURE))
+    assert steps_of(found) == [2]
+    assert found[0].category == "false_success"
+
+
+def test_false_success_quiet_on_a_successful_run() -> None:
+    assert detect("false_success", _claiming_run(Outcome.SUCCESS)) == []
+
+
+# ---- hallucination ---------------------------------------------------------------------
+POP_TASK = "What was the 2020 population difference between Seattle and Colville?"
+
+
+def test_hallucination_fires_on_numbers_no_observation_supports() -> None:
+    t = run(POP_TASK, [{"kind": USER, "text": POP_TASK},
+                       {"kind": MESSAGE, "text": "The figures retrieved from the census: Seattle 737,015 and "
+                                                 "Colville 4,965, so the difference is 732,050."}])
+    found = detect("hallucination", t)
+    assert steps_of(found) == [1]
+
+
+def test_hallucination_fires_on_an_unsupported_test_result() -> None:
+    t = run(TASK, [{"kind": CALL, "tool": "bash", "args": {"cmd": "curl -s localhost:8080/health"}},
+                   {"kind": OBS, "text": "curl: (7) Failed to connect", "error": True},
+                   {"kind": MESSAGE, "text": "Service fixed: 14 tests passed."}])
+    assert steps_of(detect("hallucination", t)) == [2]
+
+
+def test_hallucination_quiet_when_observations_support_the_numbers() -> None:
+    t = run(POP_TASK, [{"kind": CALL, "tool": "census", "args": {"city": "Seattle"}},
+                       {"kind": OBS, "text": "Seattle: 737,015"},
+                       {"kind": CALL, "tool": "census", "args": {"city": "Colville"}},
+                       {"kind": OBS, "text": "Colville: 4,965"},
+                       {"kind": MESSAGE, "text": "Seattle has 737,015 and Colville 4,965 people."}],
+            outcome=Outcome.SUCCESS)
+    assert detect("hallucination", t) == []
+
+
+# ---- goal drift ------------------------------------------------------------------------
+def test_goal_drift_fires_on_an_unrequested_irreversible_action() -> None:
+    t = run("Swap my keyboard for the tactile version.",
+            [{"kind": USER, "text": "Swap my keyboard for the tactile version."},
+             {"kind": CALL, "tool": "get_order_details", "args": {"order_id": "#W1"}},
+             {"kind": OBS, "text": "{\"status\": \"pending\"}"},
+             {"kind": CALL, "tool": "cancel_pending_order", "args": {"order_id": "#W2"}}])
+    found = detect("goal_drift", t)
+    assert steps_of(found) == [3] and found[0].category == "goal_drift"
+
+
+def test_goal_drift_fires_on_a_sustained_fall_of_alignment() -> None:
+    task = "Summarise quarterly revenue per region from sales.csv into revenue.json"
+    on = "Load sales.csv and compute the revenue of each region per quarter."
+    off = "Now normalise timestamps and clean date formats in the logging module configuration."
+    t = run(task, [{"kind": USER, "text": task}, {"kind": THOUGHT, "text": on}, {"kind": THOUGHT, "text": on},
+                   {"kind": THOUGHT, "text": off}, {"kind": THOUGHT, "text": off + " again"},
+                   {"kind": THOUGHT, "text": "Refactor logging handlers and rotate timestamps."}])
+    found = detect("goal_drift", t)
+    assert steps_of(found) == [3]
+
+
+def test_goal_drift_quiet_when_the_user_asked_for_it() -> None:
+    t = run("Cancel my pending order #W2 please.",
+            [{"kind": USER, "text": "Cancel my pending order #W2 please."},
+             {"kind": CALL, "tool": "cancel_pending_order", "args": {"order_id": "#W2"}},
+             {"kind": OBS, "text": "{\"status\": \"cancelled\"}"},
+             {"kind": MESSAGE, "text": "Your pending order #W2 is cancelled."}], outcome=Outcome.SUCCESS)
+    assert detect("goal_drift", t) == []
+
+
+# ---- evidence-to-action gap ------------------------------------------------------------
+PRICE_TASK = "Compare the current list prices of Orion-2 and Vega-L per 1M input tokens and recommend one."
+PAGE = ("Orion Labs API: current list prices per 1M tokens, updated March 2025. Orion-2 input $1.20, output $4.80. "
+        "Orion-2 Mini input $0.25. Orion-2 Vision input $2.50, output $10.40. Batch API 50% off.")
+
+
+def test_evidence_action_gap_fires_when_the_relevant_page_is_ignored() -> None:
+    t = run(PRICE_TASK, [{"kind": USER, "text": PRICE_TASK},
+                         {"kind": CALL, "tool": "fetch_url", "args": {"url": "https://orion.example/pricing"}},
+                         {"kind": OBS, "text": PAGE},
+                         {"kind": MESSAGE, "text": "Orion-2 costs $3.00 and Vega-L $2.00 per 1M input tokens; "
+                                                   "Vega-L is cheaper."}],
+            final_answer="Vega-L is cheaper ($2.00 vs $3.00).")
+    found = detect("evidence_action_gap", t)
+    assert steps_of(found) == [3]
+    assert found[0].evidence_start == 2
+
+
+def test_evidence_action_gap_quiet_when_the_page_is_used() -> None:
+    t = run(PRICE_TASK, [{"kind": USER, "text": PRICE_TASK},
+                         {"kind": CALL, "tool": "fetch_url", "args": {"url": "https://orion.example/pricing"}},
+                         {"kind": OBS, "text": PAGE},
+                         {"kind": MESSAGE, "text": "Orion-2 costs $1.20 (Orion-2 Mini $0.25, Orion-2 Vision $2.50) "
+                                                   "and Vega-L $2.00; Orion-2 is cheaper."}],
+            outcome=Outcome.SUCCESS, final_answer="Orion-2 at $1.20.")
+    assert detect("evidence_action_gap", t) == []
+
+
+# ---- planning error --------------------------------------------------------------------
+def _planning_run(outcome: Outcome) -> Trajectory:
+    return run(TASK, [{"kind": USER, "text": TASK},
+                      {"kind": THOUGHT, "text": "I will scrape the HTML issue pages with regular expressions."},
+                      {"kind": CALL, "tool": "bash", "args": {"cmd": "python scrape.py"}},
+                      {"kind": OBS, "text": "AttributeError: 'NoneType' object has no attribute 'text'", "error": True},
+                      {"kind": THOUGHT, "text": "Scraping does not work; let's try a different approach instead."}],
+               outcome=outcome)
+
+
+def test_planning_error_fires_on_the_first_committed_approach() -> None:
+    found = detect("planning_error", _planning_run(Outcome.FAILURE))
+    assert steps_of(found) == [1]
+
+
+def test_planning_error_blends_the_judge_when_given() -> None:
+    class Judge:
+        model_id = "fake"
+
+        def classify(self, trajectory: Trajectory, step: int) -> dict[str, float]:
+            return {"planning_error": 1.0}
+
+    plain = detect("planning_error", _planning_run(Outcome.FAILURE))[0].score
+    judged = detect("planning_error", _planning_run(Outcome.FAILURE), judge=Judge())[0].score
+    assert judged > plain
+
+
+def test_planning_error_quiet_on_a_successful_run() -> None:
+    assert detect("planning_error", _planning_run(Outcome.SUCCESS)) == []
+
+
+# ---- judge category (decisive phase) ---------------------------------------------------
+class CategoryJudge:
+    model_id = "fake-judge"
+
+    def classify(self, trajectory: Trajectory, step: int) -> dict[str, float]:
+        return {"hallucination": 0.6, "planning_error": 0.3, "not_a_category": 0.9}
+
+
+def test_judge_category_classifies_the_decisive_step() -> None:
+    t = _planning_run(Outcome.FAILURE)
+    det = default_host().load_detector("judge_category")
+    assert getattr(det, "phase", None) == "decisive"
+    found = detect("judge_category", t, judge=CategoryJudge(), decisive_step=2)
+    assert len(found) == 1
+    assert found[0].step == 2 and found[0].category == "hallucination" and found[0].score == pytest.approx(0.6)
+    assert "fake-judge" in found[0].rationale
+
+
+def test_judge_category_quiet_without_a_judge() -> None:
+    assert detect("judge_category", _planning_run(Outcome.FAILURE), decisive_step=2) == []
