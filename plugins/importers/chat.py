@@ -52,7 +52,7 @@ _ERROR_PATTERNS: tuple[tuple[re.Pattern[str], str | None], ...] = (
     (re.compile(r"^\s*(?:E\s+)?[A-Za-z_][\w.]*(?:Error|Exception): ", re.MULTILINE), None),
     (re.compile(r"^=* ?(?:\d+ failed|FAILED\b)", re.MULTILINE), "tests failed"),
     (re.compile(r"\bcommand not found\b|\bNo such file or directory\b|\bPermission denied\b"), None),
-    (re.compile(r"\b429\b.*\bToo Many Requests\b|\brate[ _-]?limit(?:ed)?\b", re.IGNORECASE), "rate limited"),
+    (re.compile(r"\b429\b.*\bToo Many Requests\b|(?<![\w-])rate[ _-]?limit(?:ed)?(?![\w-])", re.IGNORECASE), "rate limited"),
     (re.compile(r"\btimed out\b|\btimeout\b.*\bexceeded\b|\bTimeoutError\b", re.IGNORECASE), "timed out"),
     (re.compile(r"\b(?:50[0234]) (?:Internal Server Error|Bad Gateway|Service Unavailable|Gateway Time-?out)\b",
                 re.IGNORECASE), "server error"),
