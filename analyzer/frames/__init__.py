@@ -4,8 +4,8 @@ from analyzer.frames.build import (
     empty_frame,
     frame_from_rows,
     steps_frame,
-    trajectories_from_frames,
     traces_frame,
+    trajectories_from_frames,
 )
 from analyzer.frames.columns import (
     ANNOTATION_COLUMNS,

@@ -99,5 +99,5 @@ ANNOTATION_COLUMNS: tuple[ColumnSpec, ...] = (
 
 
 def schema_of(columns: tuple[ColumnSpec, ...]) -> dict[str, pl.DataType | type[pl.DataType]]:
-    """polars schema (name -> dtype) of a column spec tuple."""
+    """Polars schema (name -> dtype) of a column spec tuple."""
     return {c.name: c.dtype for c in columns}

@@ -60,8 +60,10 @@ class ImporterSpec:
         return any(fnmatch.fnmatch(name, p.lower()) for p in self.patterns)
 
     def is_sidecar(self, path: Path) -> bool:
-        """True when the file is a companion file this importer reads beside its runs
-        (e.g. SWE-bench ``results.json``), not a run file itself."""
+        """True when the file is a companion file this importer reads beside its runs.
+
+        Such files (e.g. SWE-bench ``results.json``) are not run files themselves.
+        """
         name = path.name.lower()
         return any(fnmatch.fnmatch(name, p.lower()) for p in self.sidecars)
 

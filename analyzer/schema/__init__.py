@@ -14,10 +14,10 @@ from analyzer.schema.models import (
 )
 
 __all__ = [
-    "Finding",
-    "FindingStatus",
     "AGENT_DECISION_KINDS",
     "SCHEMA_VERSION",
+    "Finding",
+    "FindingStatus",
     "Outcome",
     "Role",
     "Step",

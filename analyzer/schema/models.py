@@ -40,8 +40,11 @@ class Role(StrEnum):
 
 
 class StepKind(StrEnum):
-    """What a step is. ``observation`` is tool/environment output; ``action`` and
-    ``tool_call`` are agent decisions that act on the world; ``message`` is agent text."""
+    """What a step is.
+
+    ``observation`` is tool/environment output; ``action`` and ``tool_call`` are agent
+    decisions that act on the world; ``message`` is agent text.
+    """
 
     USER = "user"
     SYSTEM = "system"
