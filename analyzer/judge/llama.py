@@ -489,7 +489,9 @@ class LlamaJudge:
         ``focus_step_budget`` tokens) and ``context_before``/``context_after`` neighbouring
         steps (clipped to ``context_step_budget``). The instructions and the task are shared
         segments, so their KV cache is reused across candidates (and the instructions across
-        runs). Cost per candidate: roughly its context plus a 25-token question.
+        runs). Cost per candidate: roughly its context plus a 25-token question. Pass the
+        steps best first: the first one's context stays in the KV cache, so a following
+        :meth:`classify` of that step only evaluates its question.
 
         Args:
             trajectory: The run.
@@ -506,7 +508,9 @@ class LlamaJudge:
             head = self._step_head(trajectory)
             tail = self._special(self.chat_format.assistant_open)
             out: dict[int, float] = {}
-            for s in sorted({int(x) for x in steps}):
+            # Last given is evaluated first, so the first given (the caller's best candidate)
+            # is the one left in the KV cache: classify() on it then costs only its question.
+            for s in reversed(list(dict.fromkeys(int(x) for x in steps))):
                 q = self._text(prompts.CANDIDATE_QUESTION.format(step=s))
                 out[s] = float(self._ask("candidate", [*head, self._excerpt(trajectory, s), q + tail]))
             return {int(s): out[int(s)] for s in steps}
