@@ -278,3 +278,29 @@ def args_text(value: Any) -> str | None:
     if isinstance(value, str):
         return value
     return orjson.dumps(value, default=str).decode()
+
+
+def iter_records(path: Path, ctx: ImportContext, shape_error: str) -> Iterator[tuple[str, Any]]:
+    """Yield ``(record locator, value)`` for the records of a one-record-per-item file.
+
+    ``.jsonl``/``.ndjson``: one record per line (``line N``); otherwise a JSON document holding
+    one object (``$``) or a list of them (``[i]``). Bad JSONL lines are reported through
+    ``ctx``; the cancel token is checked between records.
+
+    Raises:
+        ImportFailure: With ``shape_error`` when the document is neither an object nor a list.
+    """
+    if path.suffix.lower() in (".jsonl", ".ndjson"):
+        for lineno, obj in iter_jsonl(path, ctx):
+            yield f"line {lineno}", obj
+        return
+    doc = read_json_document(path)
+    if isinstance(doc, dict):
+        yield "$", doc
+    elif isinstance(doc, list):
+        for i, obj in enumerate(doc):
+            if ctx.cancel.cancelled:
+                return
+            yield f"[{i}]", obj
+    else:
+        raise ImportFailure(shape_error)

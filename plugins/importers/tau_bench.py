@@ -14,8 +14,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from analyzer.errors import ImportFailure
-from analyzer.loading.jsonio import as_text, first_json_char, iter_jsonl, read_json_document
+from analyzer.loading.jsonio import (
+    as_text,
+    first_json_char,
+    iter_records,
+)
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Trajectory
 from plugins.importers.chat import BadMessages, first_user_text, last_answer, messages_to_steps
@@ -111,23 +114,7 @@ class TauBenchImporter:
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per result."""
-        if path.suffix.lower() in (".jsonl", ".ndjson"):
-            for lineno, obj in iter_jsonl(path, ctx):
-                t = to_trajectory(obj, f"line {lineno}", ctx)
-                if t is not None:
-                    yield t
-            return
-        doc = read_json_document(path)
-        if isinstance(doc, dict):
-            t = to_trajectory(doc, "$", ctx)
+        for record, obj in iter_records(path, ctx, 'expected a tau-bench result list or object'):
+            t = to_trajectory(obj, record, ctx)
             if t is not None:
                 yield t
-        elif isinstance(doc, list):
-            for i, obj in enumerate(doc):
-                if ctx.cancel.cancelled:
-                    return
-                t = to_trajectory(obj, f"[{i}]", ctx)
-                if t is not None:
-                    yield t
-        else:
-            raise ImportFailure("expected a tau-bench result list or object")

@@ -19,8 +19,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from analyzer.errors import ImportFailure
-from analyzer.loading.jsonio import as_text, first_json_char, iter_jsonl, read_json_document
+from analyzer.loading.jsonio import (
+    as_text,
+    first_json_char,
+    iter_records,
+)
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 
@@ -194,23 +197,7 @@ class WhoAndWhenImporter:
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per Who&When record."""
-        if path.suffix.lower() in (".jsonl", ".ndjson"):
-            for lineno, obj in iter_jsonl(path, ctx):
-                t = to_trajectory(obj, f"line {lineno}", ctx)
-                if t is not None:
-                    yield t
-            return
-        doc = read_json_document(path)
-        if isinstance(doc, dict):
-            t = to_trajectory(doc, "$", ctx)
+        for record, obj in iter_records(path, ctx, "expected a Who&When object (with 'history') or a list of them"):
+            t = to_trajectory(obj, record, ctx)
             if t is not None:
                 yield t
-        elif isinstance(doc, list):
-            for i, obj in enumerate(doc):
-                if ctx.cancel.cancelled:
-                    return
-                t = to_trajectory(obj, f"[{i}]", ctx)
-                if t is not None:
-                    yield t
-        else:
-            raise ImportFailure("expected a Who&When object (with 'history') or a list of them")
