@@ -17,7 +17,8 @@ from analyzer.schema.findings import Finding
 RUN_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("trace_id", pl.Utf8, "Run id."),
     ColumnSpec("decisive_step", pl.Int64, "Predicted decisive step (0-based); null for successful runs."),
-    ColumnSpec("decisive_agent", pl.Utf8, "Agent of the decisive step."),
+    ColumnSpec("decisive_agent", pl.Utf8, "Responsible agent: the agent whose steps hold most of the candidate "
+               "probability (usually the agent of the decisive step)."),
     ColumnSpec("category", pl.Utf8, "Taxonomy id of the decisive failure."),
     ColumnSpec("confidence", pl.Float64, "Confidence 0-1 in the decisive step."),
     ColumnSpec("top_steps", pl.Utf8, "Ranked candidate decisive steps, best first, comma-separated."),

@@ -1,7 +1,8 @@
 """Attribution of a failed run: ranked candidate decisive steps, agent, category, confidence.
 
 Ranker scores (structure, text cues, detector findings, alignment) give a distribution over
-steps; the judge, when available, re-ranks only the top candidates from short focused
+steps; the responsible agent is the one whose steps hold most of that distribution (sharpened
+or flattened by a temperature chosen by cross-validation); the judge, when available, re-ranks only the top candidates from short focused
 contexts (its log-odds added with a weight chosen by cross-validation); the category comes
 from the findings on and around the decisive step plus the judge's classification.
 """
@@ -50,7 +51,8 @@ class Attribution:
         candidates: All steps, best first.
         probs: Final per-step probability (step order).
         decisive_step: Best candidate (None for an empty run).
-        decisive_agent: Its agent.
+        decisive_agent: Responsible agent: the agent with the largest probability mass (see
+            :func:`agent_mass`); the agent of the decisive step unless the mass is spread.
         category: Taxonomy id of the failure.
         confidence: Probability of the best candidate.
         rationale: Short explanation.
@@ -67,6 +69,25 @@ class Attribution:
     rationale: str
     judge_used: bool = False
     errors: list[str] = field(default_factory=list)
+    agent_share: dict[str, float] = field(default_factory=dict)
+
+
+def agent_mass(agents: Sequence[str], logits: np.ndarray, temperature: float) -> dict[str, float]:
+    """Share of the decisive-step distribution held by each agent, best first.
+
+    ``softmax(logits / temperature)`` summed over each agent's steps. A temperature of 0
+    gives all the mass to the agent of the top step (the plain argmax).
+    """
+    if not len(agents):
+        return {}
+    if temperature <= 0.0:
+        top = agents[int(np.argmax(logits))]
+        return {top: 1.0}
+    p = softmax(np.asarray(logits, dtype=np.float64) / temperature)
+    mass: dict[str, float] = {}
+    for a, v in zip(agents, p, strict=True):
+        mass[a] = mass.get(a, 0.0) + float(v)
+    return dict(sorted(mass.items(), key=lambda kv: -kv[1]))
 
 
 def _logit(p: float) -> float:
@@ -144,6 +165,7 @@ def attribute(
     judge_p: Mapping[int, float] | None = None,
     judge_weight: float = 0.0,
     judge_dist: Mapping[str, float] | None = None,
+    agent_temperature: float = 0.0,
 ) -> Attribution:
     """Rank the steps of a failed run and name the decisive one.
 
@@ -155,6 +177,7 @@ def attribute(
         judge_p: Judge P(decisive) for the re-ranked top candidates.
         judge_weight: Weight of the judge's log-odds.
         judge_dist: Judge's category distribution for the decisive step, if already known.
+        agent_temperature: Temperature of the agent mass (0: agent of the top step).
     """
     steps = trajectory.steps
     if not steps:
@@ -165,9 +188,13 @@ def attribute(
     cands = [Candidate(step=k, agent=steps[k].agent or str(steps[k].role), probability=float(probs[k]),
                        ranker_logit=float(logits[k]), judge_p=(judge_p or {}).get(k)) for k in order]
     best = cands[0]
+    share = agent_mass([s.agent or str(s.role) for s in steps], final, agent_temperature)
+    agent = max(share, key=lambda a: (share[a], a == best.agent))
     category, why = choose_category(trajectory, best.step, findings, features, judge_dist)
     on_step = sorted({str(f.category) for f in findings if f.step == best.step and f.source != "judge_category"})
     parts = [f"step {best.step} ({best.agent}) ranked first with p={best.probability:.2f}"]
+    if agent != best.agent:
+        parts.append(f"responsible agent {agent} (holds {share[agent]:.0%} of the candidate mass)")
     if len(cands) > 1:
         parts.append(f"runner-up step {cands[1].step} p={cands[1].probability:.2f}")
     if on_step:
@@ -176,6 +203,6 @@ def attribute(
         parts.append(f"judge re-ranked top {len(judge_p)}")
     parts.append(f"category {category} ({why})")
     return Attribution(
-        candidates=cands, probs=probs, decisive_step=best.step, decisive_agent=best.agent,
+        candidates=cands, probs=probs, decisive_step=best.step, decisive_agent=agent,
         category=category, confidence=round(best.probability, 4), rationale="; ".join(parts),
-        judge_used=bool(judge_p) and judge_weight != 0.0)
+        judge_used=bool(judge_p) and judge_weight != 0.0, agent_share=share)

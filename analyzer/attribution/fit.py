@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from analyzer.attribution.attribute import combine_with_judge
+from analyzer.attribution.attribute import agent_mass, combine_with_judge
 from analyzer.attribution.features import FEATURE_NAMES
 from analyzer.attribution.ranker import (
     PARAMS_VERSION,
@@ -46,6 +46,8 @@ embeddings), step@1 / step@3 / agent@1: 0 -> 40.5 / 77.8 / 61.1%, 1 -> 41.3 / 79
 EVIDENCE_WEIGHT_LONG = 3.0
 """Detector-evidence weight on runs >= 3x longer than the longest training run (design constant)."""
 JUDGE_WEIGHTS: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
+AGENT_TEMPERATURES: tuple[float, ...] = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+"""Grid of the agent-mass temperature (0 = agent of the top step)."""
 
 
 @dataclass
@@ -175,7 +177,7 @@ def fit_clogit(runs: Sequence[TrainingRun], l2: float, evidence_weight: float | 
 
 
 def to_params(fitted: Fitted, *, judge_weight: float = 0.0, judge_top_k: int = 3, value_prior: float = 0.9,
-              meta: dict[str, Any] | None = None) -> RankerParams:
+              agent_temperature: float = 0.0, meta: dict[str, Any] | None = None) -> RankerParams:
     """Ranker params of fitted weights."""
 
     def r6(a: np.ndarray) -> list[float]:
@@ -185,7 +187,7 @@ def to_params(fitted: Fitted, *, judge_weight: float = 0.0, judge_top_k: int = 3
                         scale=r6(fitted.scale), weights=r6(fitted.weights), lo=r6(fitted.lo), hi=r6(fitted.hi),
                         evidence_weight=fitted.evidence_weight, evidence_weight_long=fitted.evidence_weight_long,
                         train_max_steps=fitted.train_max_steps, judge_weight=judge_weight, judge_top_k=judge_top_k, value_prior=value_prior,
-                        meta=dict(meta or {}))
+                        agent_temperature=agent_temperature, meta=dict(meta or {}))
 
 
 def fold_ids(n: int, folds: int, seed: int = 0) -> np.ndarray:
@@ -226,11 +228,54 @@ def choose_l2(runs: Sequence[TrainingRun], folds: int = 5, seed: int = 1,
     return best[2]
 
 
-def nested_cv(runs: Sequence[TrainingRun], folds: int = 5, seed: int = 0,
-              progress: Progress = no_progress) -> tuple[list[np.ndarray], list[float]]:
-    """Held-out logits of every run: outer folds, L2 chosen by inner CV on the training part."""
+def responsible_agent(agents: Sequence[str], logits: np.ndarray, temperature: float) -> str:
+    """The agent with the largest mass (ties: the agent of the top step), as :func:`attribute` names it."""
+    share = agent_mass(agents, logits, temperature)
+    top = agents[int(np.argmax(logits))]
+    return max(share, key=lambda a: (share[a], a == top))
+
+
+def choose_agent_temperature(runs: Sequence[TrainingRun], l2: float, folds: int = 5, seed: int = 3,
+                             grid: Sequence[float] = AGENT_TEMPERATURES) -> float:
+    """Agent-mass temperature with the best agent@1 on logits cross-fitted within ``runs`` (ties: lower)."""
+    from analyzer.evaluation.scoring import normalise_agent
+
     ids = fold_ids(len(runs), folds, seed)
     held: list[np.ndarray] = [np.zeros(0)] * len(runs)
+    for k in range(folds):
+        fitted = fit_clogit([r for r, f in zip(runs, ids, strict=True) if f != k], l2)
+        for i, (r, f) in enumerate(zip(runs, ids, strict=True)):
+            if f == k:
+                held[i] = fitted.logits(r.features)
+
+    def hits(t: float) -> int:
+        return sum(normalise_agent(responsible_agent(r.agents, s, t)) == normalise_agent(r.gold_agent)
+                   for r, s in zip(runs, held, strict=True))
+
+    return max(grid, key=lambda t: (hits(t), -t))
+
+
+@dataclass
+class NestedCV:
+    """Held-out results of nested cross-validation.
+
+    Attributes:
+        logits: Held-out logits of every run.
+        l2: L2 penalty chosen in each outer fold.
+        temperature: Agent temperature of every run (chosen on its outer fold's training part).
+    """
+
+    logits: list[np.ndarray]
+    l2: list[float]
+    temperature: list[float]
+
+
+def nested_cv(runs: Sequence[TrainingRun], folds: int = 5, seed: int = 0,
+              progress: Progress = no_progress) -> NestedCV:
+    """Held-out logits of every run: outer folds; L2 and agent temperature chosen by inner CV on the training part."""
+    ids = fold_ids(len(runs), folds, seed)
+    held: list[np.ndarray] = [np.zeros(0)] * len(runs)
+    temps = [0.0] * len(runs)
     chosen: list[float] = []
     for k in range(folds):
         progress(k, folds, f"fold {k + 1}/{folds}")
@@ -238,25 +283,30 @@ def nested_cv(runs: Sequence[TrainingRun], folds: int = 5, seed: int = 0,
         l2 = choose_l2(train, folds=folds)
         chosen.append(l2)
         fitted = fit_clogit(train, l2)
+        t = choose_agent_temperature(train, l2, folds=folds)
         for i, (r, f) in enumerate(zip(runs, ids, strict=True)):
             if f == k:
                 held[i] = fitted.logits(r.features)
-    return held, chosen
+                temps[i] = t
+    return NestedCV(held, chosen, temps)
 
 
-def predictions_from_logits(runs: Sequence[TrainingRun], logits: Sequence[np.ndarray]) -> dict[str, Prediction]:
-    """Top-1 step, its agent and the ranking of every run."""
+def predictions_from_logits(runs: Sequence[TrainingRun], logits: Sequence[np.ndarray],
+                            temperatures: Sequence[float] | None = None) -> dict[str, Prediction]:
+    """Top-1 step, the responsible agent and the ranking of every run."""
+    temps = temperatures if temperatures is not None else [0.0] * len(runs)
     out: dict[str, Prediction] = {}
-    for r, s in zip(runs, logits, strict=True):
+    for r, s, t in zip(runs, logits, temps, strict=True):
         order = [int(k) for k in np.argsort(-s, kind="stable")]
-        out[r.file] = Prediction(r.file, order[0], r.agents[order[0]], tuple(order))
+        out[r.file] = Prediction(r.file, order[0], responsible_agent(r.agents, s, t), tuple(order))
     return out
 
 
-def cv_scores(runs: Sequence[TrainingRun], logits: Sequence[np.ndarray]) -> Scores:
+def cv_scores(runs: Sequence[TrainingRun], logits: Sequence[np.ndarray],
+              temperatures: Sequence[float] | None = None) -> Scores:
     """Metrics of held-out logits."""
     golds = [Gold(r.file, r.gold_step, r.gold_agent) for r in runs]
-    return score(golds, predictions_from_logits(runs, logits))
+    return score(golds, predictions_from_logits(runs, logits, temperatures))
 
 
 def choose_judge_weight(runs: Sequence[TrainingRun], logits: Sequence[np.ndarray],
@@ -310,11 +360,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(runs) < args.folds * 2:
         print(f"only {len(runs)} labelled runs: too few to fit", file=sys.stderr)
         return 1
-    held, l2s = nested_cv(runs, folds=args.folds)
-    base = cv_scores(runs, held)
-    print(format_scores(f"ranker, {args.folds}-fold nested CV on {len(runs)} runs (L2 per fold: {l2s})", base))
+    cv = nested_cv(runs, folds=args.folds)
+    held = cv.logits
+    base = cv_scores(runs, held, cv.temperature)
+    print(format_scores(f"ranker, {args.folds}-fold nested CV on {len(runs)} runs (L2 per fold: {cv.l2}; "
+                        f"agent temperature per fold: {sorted(set(cv.temperature))})", base))
     l2 = choose_l2(runs, folds=args.folds)
     fitted = fit_clogit(runs, l2)
+    temperature = choose_agent_temperature(runs, l2, folds=args.folds)
     judge_weight = 0.0
     judge_meta: dict[str, Any] = {}
     if args.judge:
@@ -328,12 +381,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"\rjudge {i + 1}/{len(runs)}", end="", file=sys.stderr)
         print(file=sys.stderr)
         judge_weight, combined = choose_judge_weight(runs, held, judge_p, folds=args.folds)
-        with_judge = cv_scores(runs, combined)
+        with_judge = cv_scores(runs, combined, cv.temperature)
         print(format_scores(f"ranker + judge ({judge.model_id}, top {args.top_k}, weight chosen by CV)", with_judge))
         judge_meta = {"judge_model": judge.model_id, "judge_top_k": args.top_k,
                       "cv_with_judge": with_judge.to_json()}
     params = to_params(
         fitted, judge_weight=judge_weight, judge_top_k=args.top_k, value_prior=0.9,
+        agent_temperature=temperature,
         meta={
             "fitted": _dt.date.today().isoformat(),
             "data": ["/".join(p.resolve().parts[-2:]) for p in args.paths],
@@ -347,6 +401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         },
     )
     largest = sorted(zip(FEATURE_NAMES, fitted.weights, strict=True), key=lambda kv: -abs(kv[1]))[:12]
+    print(f"agent temperature: {temperature}")
     print("largest weights: " + ", ".join(f"{n}={v:+.2f}" for n, v in largest))
     if not args.dry_run:
         args.out.parent.mkdir(parents=True, exist_ok=True)

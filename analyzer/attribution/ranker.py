@@ -46,6 +46,8 @@ class RankerParams:
         judge_weight: Weight of the judge's log-odds when re-ranking the top candidates.
         judge_top_k: How many top candidates the judge re-ranks.
         value_prior: V before the first step of the cheap value curve.
+        agent_temperature: Temperature of the agent mass that names the responsible agent
+            (0: the agent of the top step), chosen by cross-validation.
         meta: Training details (data, CV figures, date).
     """
 
@@ -62,6 +64,7 @@ class RankerParams:
     judge_weight: float = 0.0
     judge_top_k: int = 3
     value_prior: float = 0.9
+    agent_temperature: float = 0.0
     meta: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -71,7 +74,7 @@ class RankerParams:
             "weights": self.weights, "lo": self.lo, "hi": self.hi,
             "evidence_weight": self.evidence_weight, "evidence_weight_long": self.evidence_weight_long,
             "train_max_steps": self.train_max_steps, "judge_weight": self.judge_weight, "judge_top_k": self.judge_top_k,
-            "value_prior": self.value_prior, "meta": self.meta,
+            "value_prior": self.value_prior, "agent_temperature": self.agent_temperature, "meta": self.meta,
         }
 
     @classmethod
@@ -88,7 +91,8 @@ class RankerParams:
                     train_max_steps=int(data.get("train_max_steps", 0)),
                     judge_weight=float(data.get("judge_weight", 0.0)),
                     judge_top_k=int(data.get("judge_top_k", 3)),
-                    value_prior=float(data.get("value_prior", 0.9)), meta=dict(data.get("meta", {})))
+                    value_prior=float(data.get("value_prior", 0.9)),
+                    agent_temperature=float(data.get("agent_temperature", 0.0)), meta=dict(data.get("meta", {})))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"bad ranker params: {type(exc).__name__}: {exc}") from None
         lengths = {len(p.features), len(p.mean), len(p.scale), len(p.weights)}

@@ -124,7 +124,14 @@ def golds_from_traces(traces: pl.DataFrame, failed_files: Sequence[str] = ()) ->
 
 def _cv_rankers(traces: pl.DataFrame, steps: pl.DataFrame, folds: int, embedder: Any) -> list[tuple[list[str], Ranker]]:
     """Per fold: the trace ids held out and a ranker fitted on the other folds."""
-    from analyzer.attribution.fit import TrainingRun, choose_l2, fit_clogit, fold_ids, to_params
+    from analyzer.attribution.fit import (
+        TrainingRun,
+        choose_agent_temperature,
+        choose_l2,
+        fit_clogit,
+        fold_ids,
+        to_params,
+    )
     from analyzer.pipeline import blind, prepare_run
     from analyzer.plugin_host.registry import default_host
 
@@ -143,9 +150,11 @@ def _cv_rankers(traces: pl.DataFrame, steps: pl.DataFrame, folds: int, embedder:
     for k in range(folds):
         train = [r for r, f in zip(runs, ids, strict=True) if f != k]
         held = [r.trace_id for r, f in zip(runs, ids, strict=True) if f == k]
-        fitted = fit_clogit(train, choose_l2(train, folds=folds))
+        l2 = choose_l2(train, folds=folds)
+        fitted = fit_clogit(train, l2)
         params = to_params(fitted, judge_weight=shipped.judge_weight, judge_top_k=shipped.judge_top_k,
-                           value_prior=shipped.value_prior, meta={"fold": k})
+                           value_prior=shipped.value_prior,
+                           agent_temperature=choose_agent_temperature(train, l2, folds=folds), meta={"fold": k})
         out.append((held, Ranker(params)))
     return out
 

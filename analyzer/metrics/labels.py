@@ -33,7 +33,7 @@ JUDGE = "judge"
 LABEL_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("trace_id", pl.Utf8, "Run id."),
     ColumnSpec("decisive_step", pl.Int64, "Effective decisive step (analyst override, else the pipeline's)."),
-    ColumnSpec("decisive_agent", pl.Utf8, "Agent of the effective decisive step."),
+    ColumnSpec("decisive_agent", pl.Utf8, "Responsible agent: the agent of the analyst's step, else the pipeline's."),
     ColumnSpec("category", pl.Utf8, "Effective taxonomy id of the decisive failure."),
     ColumnSpec("decisive_source", pl.Utf8, "Who chose the decisive step: 'analyst' or 'judge'."),
     ColumnSpec("label_source", pl.Utf8, "Who chose the category: 'analyst' or 'judge'."),

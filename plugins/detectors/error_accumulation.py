@@ -1,27 +1,34 @@
 """Error accumulation / self-conditioning: an early mistake carried forward.
 
-Two signals: (1) the error rate of observations rises after the first error (at least two
+Three signals: (1) the error rate of observations rises after the first error (at least two
 later errors, and a later error rate above the earlier one; errors the environment explains,
 such as rate limits and timeouts, do not count) — the finding points at the
 decision that produced the first error; (2) a value first stated by an agent without any
-supporting observation is reused by at least two later agent steps.
+supporting observation is reused by at least two later agent steps; (3) in a failed run, a
+decision that works from an unverified assumption (``ASSUMPTION_RE``: "I'll take them as
+ms", "presumably" ...) is followed by tool output whose new values reach the final answer,
+with no later step revising the approach: the assumption was carried to the end.
 """
 
 from __future__ import annotations
 
 from analyzer.detection.helpers import make_finding
 from analyzer.detection.text import (
+    ASSUMPTION_RE,
     ENV_STRONG_RE,
+    REVISION_RE,
     code_blocks,
+    is_acting,
     is_decision,
     is_observation,
+    match_quote,
     quote,
     significant_numbers,
     strip_code,
 )
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
-from analyzer.schema.models import Step, Trajectory
+from analyzer.schema.models import Outcome, Step, Trajectory
 from analyzer.taxonomy import Category
 
 SOURCE = "error_accumulation"
@@ -87,9 +94,50 @@ def _reused_value_findings(trajectory: Trajectory) -> list[Finding]:
     return out
 
 
+def _outputs_of_next_action(steps: list[Step], i: int) -> list[Step]:
+    """Tool outputs answering the action that carries out decision ``i`` (itself, or the next acting steps)."""
+    out: list[Step] = []
+    for s in steps[i + 1:]:
+        if is_observation(s):
+            out.append(s)
+        elif is_decision(s) and (out or not (is_acting(s) or is_acting(steps[i]))):
+            break
+    return out
+
+
+def _carried_assumption_findings(trajectory: Trajectory) -> list[Finding]:
+    steps = trajectory.steps
+    if trajectory.outcome != Outcome.FAILURE:
+        return []
+    decisions = [s for s in steps if is_decision(s)]
+    if len(decisions) < 2:
+        return []
+    last = decisions[-1]
+    final_nums = significant_numbers(f"{strip_code(last.text)}\n{trajectory.final_answer or ''}")
+    if not final_nums:
+        return []
+    seen = significant_numbers(trajectory.task)
+    out: list[Finding] = []
+    for s in steps:
+        if s.index < last.index and is_decision(s) and ASSUMPTION_RE.search(strip_code(s.text)):
+            outputs = [o for o in _outputs_of_next_action(steps, s.index) if not o.is_error]
+            produced = set().union(*(significant_numbers(o.text) for o in outputs)) - seen if outputs else set()
+            carried = sorted(produced & final_nums)
+            revised = any(REVISION_RE.search(strip_code(d.text)) for d in decisions if s.index < d.index < last.index)
+            if carried and not revised:
+                out.append(make_finding(
+                    trajectory, s.index, Category.ERROR_ACCUMULATION, min(0.75, 0.55 + 0.05 * len(carried)), SOURCE,
+                    f"works from an unverified assumption; the value(s) {', '.join(carried[:5])} it produced "
+                    f"reach the final answer (step {last.index}) unrevised",
+                    evidence=(s.index, last.index), evidence_quote=match_quote(s.text, ASSUMPTION_RE)))
+                break
+        seen |= significant_numbers(s.text)
+    return out
+
+
 def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
     """Findings on the step whose mistake later steps build on."""
-    out = _reused_value_findings(trajectory)
+    out = _reused_value_findings(trajectory) + _carried_assumption_findings(trajectory)
     f = _error_rate_finding(trajectory)
     if f is not None:
         out.append(f)

@@ -19,8 +19,11 @@ from analyzer.attribution import (
     step_features,
     success_curve,
 )
+from analyzer.attribution.attribute import agent_mass
 from analyzer.attribution.fit import (
+    AGENT_TEMPERATURES,
     TrainingRun,
+    choose_agent_temperature,
     choose_judge_weight,
     cv_scores,
     fit_clogit,
@@ -172,9 +175,9 @@ def test_fit_recovers_a_planted_signal_with_cross_validation() -> None:
     fitted = fit_clogit(runs, l2=1.0)
     assert fitted.weights[COL["assume"]] == max(fitted.weights)
     assert fitted.weights[COL["evidence"]] == 0.0  # prior features are never fitted
-    held, l2s = nested_cv(runs, folds=4)
-    assert len(l2s) == 4
-    s = cv_scores(runs, held)
+    cv = nested_cv(runs, folds=4)
+    assert len(cv.l2) == 4 and len(cv.temperature) == len(runs)
+    s = cv_scores(runs, cv.logits, cv.temperature)
     assert s.metrics["step@1"].p > 0.9 and s.metrics["agent@1"].p > 0.9
     params = to_params(fitted, meta={"x": 1})
     r = Ranker(params)
@@ -189,3 +192,33 @@ def test_judge_weight_zero_when_the_judge_is_noise() -> None:
     w, combined = choose_judge_weight(runs, held, noise, folds=3)
     assert w == 0.0
     assert len(combined) == len(runs)
+
+
+def test_agent_mass_sums_each_agents_probability() -> None:
+    logits = np.log(np.array([0.4, 0.35, 0.25]))
+    mass = agent_mass(["a", "b", "b"], logits, 1.0)
+    assert list(mass) == ["b", "a"]
+    assert mass["b"] == pytest.approx(0.6) and mass["a"] == pytest.approx(0.4)
+    assert agent_mass(["a", "b", "b"], logits, 0.0) == {"a": 1.0}  # temperature 0: agent of the top step
+    assert agent_mass([], np.zeros(0), 1.0) == {}
+
+
+def test_attribution_names_the_agent_holding_most_of_the_mass() -> None:
+    t = Trajectory(id="m", task="t", steps=[
+        Step(index=0, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent="Planner", text="plan"),
+        Step(index=1, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent="Coder", text="code"),
+        Step(index=2, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent="Coder", text="more code"),
+    ])
+    logits = np.log(np.array([0.4, 0.35, 0.25]))
+    plain = attribute(t, logits)
+    assert plain.decisive_step == 0 and plain.decisive_agent == "Planner"
+    spread = attribute(t, logits, agent_temperature=1.0)
+    assert spread.decisive_step == 0 and spread.decisive_agent == "Coder"
+    assert "responsible agent Coder" in spread.rationale
+    assert spread.agent_share["Coder"] == pytest.approx(0.6)
+
+
+def test_agent_temperature_is_chosen_by_cross_validation() -> None:
+    runs = _synthetic_runs(40)
+    t = choose_agent_temperature(runs, l2=1.0, folds=4)
+    assert t in AGENT_TEMPERATURES

@@ -239,9 +239,6 @@ def _planted_hits(res_runs: pl.DataFrame, traces: pl.DataFrame) -> tuple[int, in
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "known gap, issue 3 stays open: 15/19 (79%) planted steps in the top 3, the acceptance "
-    "check asks for >= 80%; strict, so the suite flags it the day it passes"))
 def test_planted_failures_are_in_the_top_3_for_most_samples(samples: LoadResult) -> None:
     """Acceptance: the planted step is among the top-3 candidates for >= 80% of failed samples
     (default analysis: real embedder, no judge, so the check is deterministic and fast)."""

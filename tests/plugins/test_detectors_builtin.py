@@ -144,6 +144,33 @@ def test_error_accumulation_quiet_on_clean_run() -> None:
     assert detect("error_accumulation", t) == []
 
 
+def _assumption_run(outcome: Outcome, revise: bool = False) -> Trajectory:
+    steps: list[dict[str, Any]] = [
+        {"kind": USER, "text": "Compute the p95 of the rt= field in access.log and compare it with the 800 ms SLO."},
+        {"kind": CALL, "tool": "bash", "args": {"cmd": "head -2 access.log"}},
+        {"kind": OBS, "text": "POST /api 200 rt=0.412\nPOST /api 200 rt=0.388"},
+        {"kind": THOUGHT, "text": "The rt values look like milliseconds, so I'll take them as ms directly."},
+        {"kind": CALL, "tool": "bash", "args": {"cmd": "p95 access.log"}},
+        {"kind": OBS, "text": "p95 0.934"},
+    ]
+    if revise:
+        steps.append({"kind": THOUGHT, "text": "That was wrong: nginx rt is in seconds, reconsider the units."})
+    steps.append({"kind": MESSAGE, "text": "p95 is 0.934 ms, far below the 800 ms SLO."})
+    return run(steps[0]["text"], steps, outcome=outcome)
+
+
+def test_error_accumulation_fires_on_an_assumption_carried_to_the_final_answer() -> None:
+    found = [f for f in detect("error_accumulation", _assumption_run(Outcome.FAILURE)) if "assumption" in f.rationale]
+    assert steps_of(found) == [3]
+    assert "0.934" in found[0].rationale and found[0].evidence_quote
+
+
+def test_error_accumulation_ignores_assumptions_on_success_or_when_revised() -> None:
+    assert not [f for f in detect("error_accumulation", _assumption_run(Outcome.SUCCESS)) if "assumption" in f.rationale]
+    assert not [f for f in detect("error_accumulation", _assumption_run(Outcome.FAILURE, revise=True))
+                if "assumption" in f.rationale]
+
+
 # ---- false success ---------------------------------------------------------------------
 def _claiming_run(outcome: Outcome) -> Trajectory:
     return run(TASK, [{"kind": CALL, "tool": "bash", "args": {"cmd": "pytest -q tests/test_count.py"}},
