@@ -8,9 +8,7 @@ never raised.
 from __future__ import annotations
 
 import hashlib
-import logging
 import sqlite3
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,8 +16,7 @@ import numpy as np
 
 from analyzer.embedding.base import Embedder, Vectors
 from analyzer.settings import cache_dir
-
-log = logging.getLogger(__name__)
+from analyzer.sqlite_cache import SqliteCache
 
 CACHE_FILE = "embeddings.sqlite"
 _CHUNK = 500
@@ -30,7 +27,7 @@ def text_key(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
-class EmbeddingCache:
+class EmbeddingCache(SqliteCache):
     """SQLite store of vectors.
 
     Args:
@@ -38,74 +35,37 @@ class EmbeddingCache:
     """
 
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path or cache_dir() / CACHE_FILE
-        self._lock = threading.Lock()
-        self._conn: sqlite3.Connection | None = None
-        self._broken = False
-
-    def _connection(self) -> sqlite3.Connection | None:
-        if self._broken:
-            return None
-        if self._conn is None:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                conn = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                conn.execute("CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, key BLOB NOT NULL, "
-                             "vec BLOB NOT NULL, PRIMARY KEY (model, key)) WITHOUT ROWID")
-                conn.commit()
-                self._conn = conn
-            except (sqlite3.Error, OSError) as exc:
-                self._fail(exc)
-                return None
-        return self._conn
-
-    def _fail(self, exc: BaseException) -> None:
-        if not self._broken:
-            log.warning("embedding cache %s disabled: %s", self.path, exc)
-        self._broken = True
+        super().__init__(path or cache_dir() / CACHE_FILE,
+                         "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, key BLOB NOT NULL, "
+                         "vec BLOB NOT NULL, PRIMARY KEY (model, key)) WITHOUT ROWID", "embedding cache")
 
     def get_many(self, model_id: str, keys: Sequence[bytes], dim: int) -> dict[bytes, Vectors]:
         """Vectors found for ``keys`` (missing keys are absent from the result)."""
         out: dict[bytes, Vectors] = {}
-        with self._lock:
-            conn = self._connection()
-            if conn is None:
-                return out
-            try:
-                for i in range(0, len(keys), _CHUNK):
-                    chunk = list(keys[i:i + _CHUNK])
-                    marks = ",".join("?" * len(chunk))
-                    rows = conn.execute(f"SELECT key, vec FROM vectors WHERE model = ? AND key IN ({marks})",
-                                        [model_id, *chunk]).fetchall()
-                    for key, blob in rows:
-                        vec = np.frombuffer(blob, dtype=np.float32)
-                        if vec.shape[0] == dim:
-                            out[bytes(key)] = vec
-            except sqlite3.Error as exc:
-                self._fail(exc)
+
+        def read(conn: sqlite3.Connection) -> None:
+            for i in range(0, len(keys), _CHUNK):
+                chunk = list(keys[i:i + _CHUNK])
+                marks = ",".join("?" * len(chunk))
+                rows = conn.execute(f"SELECT key, vec FROM vectors WHERE model = ? AND key IN ({marks})",
+                                    [model_id, *chunk]).fetchall()
+                for key, blob in rows:
+                    vec = np.frombuffer(blob, dtype=np.float32)
+                    if vec.shape[0] == dim:
+                        out[bytes(key)] = vec
+
+        self._use(read, None)
         return out
 
     def put_many(self, model_id: str, items: Sequence[tuple[bytes, Vectors]]) -> None:
         """Store vectors."""
-        with self._lock:
-            conn = self._connection()
-            if conn is None:
-                return
-            try:
-                with conn:
-                    conn.executemany("INSERT OR REPLACE INTO vectors (model, key, vec) VALUES (?, ?, ?)",
-                                     [(model_id, k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in items])
-            except sqlite3.Error as exc:
-                self._fail(exc)
 
-    def close(self) -> None:
-        """Close the database connection."""
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        def write(conn: sqlite3.Connection) -> None:
+            with conn:
+                conn.executemany("INSERT OR REPLACE INTO vectors (model, key, vec) VALUES (?, ?, ?)",
+                                 [(model_id, k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in items])
+
+        self._use(write, None)
 
 
 class CachedEmbedder:

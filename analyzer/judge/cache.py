@@ -9,9 +9,7 @@ cache is logged once and then bypassed.
 from __future__ import annotations
 
 import hashlib
-import logging
 import sqlite3
-import threading
 from array import array
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -20,8 +18,7 @@ from typing import Any
 import orjson
 
 from analyzer.settings import cache_dir
-
-log = logging.getLogger(__name__)
+from analyzer.sqlite_cache import SqliteCache
 
 CACHE_FILE = "judge_cache.sqlite"
 
@@ -53,7 +50,7 @@ def token_lists_key(lists: Iterable[Sequence[int]]) -> str:
     return h.hexdigest()
 
 
-class ScoreCache:
+class ScoreCache(SqliteCache):
     """SQLite key -> JSON value store.
 
     Args:
@@ -61,61 +58,24 @@ class ScoreCache:
     """
 
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path or cache_dir() / CACHE_FILE
-        self._lock = threading.Lock()
-        self._conn: sqlite3.Connection | None = None
-        self._broken = False
-
-    def _connection(self) -> sqlite3.Connection | None:
-        if self._broken:
-            return None
-        if self._conn is None:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                conn = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value BLOB NOT NULL)")
-                conn.commit()
-                self._conn = conn
-            except (sqlite3.Error, OSError) as exc:
-                self._fail(exc)
-                return None
-        return self._conn
-
-    def _fail(self, exc: BaseException) -> None:
-        if not self._broken:
-            log.warning("judge cache %s disabled: %s", self.path, exc)
-        self._broken = True
+        super().__init__(path or cache_dir() / CACHE_FILE,
+                         "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value BLOB NOT NULL)",
+                         "judge cache")
 
     def get(self, key: str) -> Any | None:
         """Cached value for ``key``, or None."""
-        with self._lock:
-            conn = self._connection()
-            if conn is None:
-                return None
-            try:
-                row = conn.execute("SELECT value FROM answers WHERE key = ?", (key,)).fetchone()
-                return orjson.loads(row[0]) if row else None
-            except (sqlite3.Error, orjson.JSONDecodeError) as exc:
-                self._fail(exc)
-                return None
+
+        def read(conn: sqlite3.Connection) -> Any | None:
+            row = conn.execute("SELECT value FROM answers WHERE key = ?", (key,)).fetchone()
+            return orjson.loads(row[0]) if row else None
+
+        return self._use(read, None, (orjson.JSONDecodeError,))
 
     def put(self, key: str, value: Any) -> None:
         """Store ``value`` (JSON-serialisable) under ``key``."""
-        with self._lock:
-            conn = self._connection()
-            if conn is None:
-                return
-            try:
-                with conn:
-                    conn.execute("INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)",
-                                 (key, orjson.dumps(value)))
-            except (sqlite3.Error, TypeError) as exc:
-                self._fail(exc)
 
-    def close(self) -> None:
-        """Close the database connection."""
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        def write(conn: sqlite3.Connection) -> None:
+            with conn:
+                conn.execute("INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)", (key, orjson.dumps(value)))
+
+        self._use(write, None, (TypeError,))
