@@ -829,6 +829,10 @@
         <translation>决定性步骤</translation>
     </message>
     <message>
+        <source>Responsible agent</source>
+        <translation>责任智能体</translation>
+    </message>
+    <message>
         <source>Category</source>
         <translation>类别</translation>
     </message>

@@ -90,6 +90,7 @@ TRANSLATIONS: dict[str, str] = {
     "Decisive": "决定性步骤",
     "Decisive failure categories (share of failed runs)": "决定性失败类别（占失败运行的比例）",
     "Decisive step": "决定性步骤",
+    "Responsible agent": "责任智能体",
     "Decisive step (median position)": "决定性步骤（中位位置）",
     "Decisive step (predicted)": "决定性步骤（预测）",
     "Decisive step labelled in the file": "文件中标注的决定性步骤",

@@ -208,8 +208,9 @@ class InspectorPane(QWidget):
             out.append(f"<h3>{_e(L['Analysis'])}</h3><table>")
             if r.get("decisive_step") is not None:
                 ds = int(r["decisive_step"])
-                agent = f" · {_e(r['decisive_agent'])}" if r.get("decisive_agent") else ""
-                out.append(self._row(self.tr("Decisive step"), f"<a href='step:{ds}'><b>{ds}</b></a>{agent}"))
+                out.append(self._row(self.tr("Decisive step"), f"<a href='step:{ds}'><b>{ds}</b></a>"))
+                if r.get("decisive_agent"):
+                    out.append(self._row(self.tr("Responsible agent"), _e(r["decisive_agent"])))
             if r.get("category"):
                 cat = str(r["category"])
                 out.append(self._row(self.tr("Category"), self._chip(CATEGORY_COLORS.get(cat, "#BAB0AC"), category_title(cat))
