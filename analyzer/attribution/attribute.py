@@ -2,9 +2,10 @@
 
 Ranker scores (structure, text cues, detector findings, alignment) give a distribution over
 steps; the responsible agent is the one whose steps hold most of that distribution (sharpened
-or flattened by a temperature chosen by cross-validation); the judge, when available, re-ranks only the top candidates from short focused
-contexts (its log-odds added with a weight chosen by cross-validation); the category comes
-from the findings on and around the decisive step plus the judge's classification.
+or flattened by a temperature chosen by cross-validation); the judge, when available,
+re-ranks only the top candidates from short focused contexts (its log-odds added with a
+weight chosen by cross-validation); the category comes from the findings on and around the
+decisive step plus the judge's classification.
 """
 
 from __future__ import annotations
@@ -88,6 +89,13 @@ def agent_mass(agents: Sequence[str], logits: np.ndarray, temperature: float) ->
     for a, v in zip(agents, p, strict=True):
         mass[a] = mass.get(a, 0.0) + float(v)
     return dict(sorted(mass.items(), key=lambda kv: -kv[1]))
+
+
+def responsible_agent(agents: Sequence[str], logits: np.ndarray, temperature: float) -> str:
+    """The agent with the largest :func:`agent_mass` (ties: the agent of the top step)."""
+    share = agent_mass(agents, logits, temperature)
+    top = agents[int(np.argmax(logits))]
+    return max(share, key=lambda a: (share[a], a == top))
 
 
 def _logit(p: float) -> float:
@@ -188,8 +196,9 @@ def attribute(
     cands = [Candidate(step=k, agent=steps[k].agent or str(steps[k].role), probability=float(probs[k]),
                        ranker_logit=float(logits[k]), judge_p=(judge_p or {}).get(k)) for k in order]
     best = cands[0]
-    share = agent_mass([s.agent or str(s.role) for s in steps], final, agent_temperature)
-    agent = max(share, key=lambda a: (share[a], a == best.agent))
+    agents = [s.agent or str(s.role) for s in steps]
+    share = agent_mass(agents, final, agent_temperature)
+    agent = responsible_agent(agents, final, agent_temperature)
     category, why = choose_category(trajectory, best.step, findings, features, judge_dist)
     on_step = sorted({str(f.category) for f in findings if f.step == best.step and f.source != "judge_category"})
     parts = [f"step {best.step} ({best.agent}) ranked first with p={best.probability:.2f}"]

@@ -6,7 +6,8 @@ Usage::
         [--embedder] [--judge NAME|FILE.gguf] [--out analyzer/attribution/params/ranker-v1.json]
 
 The model is a conditional logit (softmax over the steps of a run) on standardised
-features, with an L2 penalty chosen by inner cross-validation. Reported figures are
+features, with an L2 penalty chosen by inner cross-validation; the temperature of the
+agent mass that names the responsible agent is chosen the same way. Reported figures are
 outer 5-fold cross-validated (nested), so they are held-out numbers. With ``--judge``, the
 judge scores the top-K held-out candidates of every run and the weight of its log-odds is
 chosen by cross-validation over runs as well. Gold labels are read here (training) and
@@ -26,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from analyzer.attribution.attribute import agent_mass, combine_with_judge
+from analyzer.attribution.attribute import combine_with_judge, responsible_agent
 from analyzer.attribution.features import FEATURE_NAMES
 from analyzer.attribution.ranker import (
     PARAMS_VERSION,
@@ -226,13 +227,6 @@ def choose_l2(runs: Sequence[TrainingRun], folds: int = 5, seed: int = 1,
             best = (acc, nll, l2)
     assert best is not None
     return best[2]
-
-
-def responsible_agent(agents: Sequence[str], logits: np.ndarray, temperature: float) -> str:
-    """The agent with the largest mass (ties: the agent of the top step), as :func:`attribute` names it."""
-    share = agent_mass(agents, logits, temperature)
-    top = agents[int(np.argmax(logits))]
-    return max(share, key=lambda a: (share[a], a == top))
 
 
 def choose_agent_temperature(runs: Sequence[TrainingRun], l2: float, folds: int = 5, seed: int = 3,
