@@ -30,12 +30,13 @@ from analyzer.detection.text import (
     is_observation,
     is_termination_only,
     list_items,
+    next_observation,
     significant_numbers,
     strip_code,
     task_containment,
 )
 from analyzer.schema.findings import Finding
-from analyzer.schema.models import Step, Trajectory
+from analyzer.schema.models import Trajectory
 from analyzer.taxonomy import Category
 
 FINDING_CATEGORIES: tuple[str, ...] = tuple(c.value for c in Category if c != Category.OTHER)
@@ -67,15 +68,6 @@ Embedding alignment reaches the ranker through the goal-drift and evidence-gap f
 as direct features (centred cosine, change from the previous decision) it lowered the
 cross-validated step@1 on the development set (37% vs 43%), so it is not a column here.
 """
-
-
-def _following_observation(steps: Sequence[Step], i: int) -> Step | None:
-    for s in steps[i + 1:]:
-        if is_observation(s):
-            return s
-        if is_decision(s):
-            return None
-    return None
 
 
 def step_features(trajectory: Trajectory, findings: Sequence[Finding] = ()) -> np.ndarray:
@@ -156,7 +148,7 @@ def step_features(trajectory: Trajectory, findings: Sequence[Finding] = ()) -> n
             row[col["same_agent_as_prev"]] = float(prev_decision_agent == agent)
             agents_seen.add(agent)
             prev_decision_agent = agent
-            nxt = _following_observation(steps, i)
+            nxt = next_observation(steps, i)
             row[col["next_obs_error"]] = float(nxt is not None and nxt.is_error)
             row[col["empty_result_follows"]] = float(nxt is not None and is_empty_output(nxt.text))
             row[col["workaround"]] = float(bool(WORKAROUND_RE.search(prose)))

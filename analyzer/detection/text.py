@@ -8,7 +8,7 @@ importer's output.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from analyzer.schema.models import AGENT_DECISION_KINDS, Role, Step, StepKind
@@ -251,6 +251,16 @@ def is_observation(step: Step) -> bool:
     """True for tool/environment output."""
     return step.kind == StepKind.OBSERVATION or (
         step.role in (Role.TOOL, Role.ENVIRONMENT) and step.kind not in AGENT_DECISION_KINDS)
+
+
+def next_observation(steps: Sequence[Step], i: int) -> Step | None:
+    """The tool output answering decision ``i``: the next observation before any other decision."""
+    for s in steps[i + 1:]:
+        if is_observation(s):
+            return s
+        if is_decision(s):
+            return None
+    return None
 
 
 def is_input(step: Step) -> bool:

@@ -14,9 +14,9 @@ from analyzer.detection.helpers import make_finding
 from analyzer.detection.text import (
     action_signature,
     is_decision,
-    is_observation,
     is_termination_only,
     jaccard,
+    next_observation,
     quote,
     shingles,
     squash,
@@ -49,18 +49,9 @@ def _similarity(a: str, b: str, sha: set[str], shb: set[str]) -> tuple[float, bo
     return sim, False
 
 
-def _next_observation(steps: list[Step], i: int) -> Step | None:
-    for s in steps[i + 1:]:
-        if is_observation(s):
-            return s
-        if is_decision(s):
-            return None
-    return None
-
-
 def _no_progress(steps: list[Step], i: int, j: int) -> bool:
     """True when the outputs following steps ``i`` and ``j`` are near-identical."""
-    o1, o2 = _next_observation(steps, i), _next_observation(steps, j)
+    o1, o2 = next_observation(steps, i), next_observation(steps, j)
     return (o1 is not None and o2 is not None
             and jaccard(shingles(o1.text[:4000]), shingles(o2.text[:4000])) >= 0.8)
 
