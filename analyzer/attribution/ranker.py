@@ -135,15 +135,32 @@ class Ranker:
             text = Path(path).read_text("utf-8")
         return cls(RankerParams.from_json(json.loads(text)))
 
+    @property
+    def weights(self) -> np.ndarray:
+        """Fitted weights, one per column of :meth:`design` (a copy)."""
+        return self._w.copy()
+
+    def design(self, features: np.ndarray) -> np.ndarray:
+        """The standardised, clipped design matrix of one run (steps x FEATURE_NAMES).
+
+        ``logits(x) == design(x) @ weights + offset(x)``: adapting the ranker to new labels
+        refits only the weights on this design.
+        """
+        if features.size == 0:
+            return np.zeros((features.shape[0], len(FEATURE_NAMES)))
+        z: np.ndarray = (np.clip(features, self._lo, self._hi) - self._mu) / self._sd
+        return z
+
+    def offset(self, features: np.ndarray) -> np.ndarray:
+        """The fixed (not fitted) part of the logits of one run: the detector-evidence prior."""
+        p = self.params
+        return evidence_offset(features, p.evidence_weight, p.evidence_weight_long, p.train_max_steps)
+
     def logits(self, features: np.ndarray) -> np.ndarray:
         """Unnormalised scores of each step (higher = more likely decisive)."""
         if features.size == 0:
             return np.zeros(features.shape[0])
-        z = (np.clip(features, self._lo, self._hi) - self._mu) / self._sd
-        out: np.ndarray = z @ self._w
-        p = self.params
-        total: np.ndarray = out + evidence_offset(features, p.evidence_weight, p.evidence_weight_long,
-                                                  p.train_max_steps)
+        total: np.ndarray = self.design(features) @ self._w + self.offset(features)
         return total
 
 

@@ -69,6 +69,7 @@ STEP_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("span_id", pl.Utf8, "Span id."),
     ColumnSpec("parent_span_id", pl.Utf8, "Parent span id."),
     ColumnSpec("native_index", pl.Int64, "Index of the record in the source file."),
+    ColumnSpec("native_step_id", pl.Utf8, "The source's own id of the step (span, observation, run, event id or message path)."),
     ColumnSpec("metadata_json", pl.Utf8, "Other step metadata as JSON."),
 )
 

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 """Version of the canonical schema. Bump the minor for added optional fields, the major
 for anything that changes the meaning of an existing field."""
 
@@ -80,6 +80,11 @@ class Step(BaseModel):
         span_id: Span id (span-based formats).
         parent_span_id: Parent span id (span-based formats).
         native_index: Index of the record in the source file (e.g. Who&When ``history`` index).
+        native_step_id: The source's own id of the step, as the producing tool shows it (OTel /
+            Phoenix / Langfuse span or observation id, LangSmith run id, Inspect event id,
+            OpenHands event id, ``messages[3]`` for a message list), so an analyst can find the
+            step back in that tool. Reaches ``steps.csv``, the Parquet files, the inspector and
+            the reports.
         metadata: Anything else the importer wants to keep.
     """
 
@@ -102,6 +107,7 @@ class Step(BaseModel):
     span_id: str | None = None
     parent_span_id: str | None = None
     native_index: int | None = None
+    native_step_id: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
