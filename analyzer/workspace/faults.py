@@ -153,6 +153,11 @@ def _from_os(path: Path, exc: OSError, action: str) -> str:
             return (f"cannot create the folder {target}: permission denied in {parent}. Choose a workspace in a folder "
                     f"you can write to (File ▸ New workspace, or --workspace), or create {target} yourself.")
         return f"permission denied for {target}. Check that you may read and write it, or use another workspace."
+    if exc.errno in (errno.ENOTDIR, errno.EEXIST):
+        blocker = next((a for a in (target, *target.parents) if a.exists()), target)
+        if blocker.exists() and not blocker.is_dir():
+            return (f"{blocker} is a file, not a folder, so the workspace cannot go inside it. Choose another "
+                    f"workspace location (File ▸ New workspace, or --workspace).")
     if exc.errno == errno.EROFS:
         return _read_only_folder(path, action)
     if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):

@@ -276,12 +276,15 @@ class Workspace:
     def annotations(self, trace_id: str | None = None) -> list[Annotation]:
         """All annotations (of one run, if given), ordered by run and step."""
         with self._lock:
-            if trace_id is None:
-                rows = self._db.execute(f"SELECT {self._COLS} FROM annotations ORDER BY trace_id, step, author")
-            else:
-                rows = self._db.execute(f"SELECT {self._COLS} FROM annotations WHERE trace_id=? ORDER BY step, author",
-                                        (trace_id,))
-            return [self._row(r) for r in rows.fetchall()]
+            try:
+                if trace_id is None:
+                    rows = self._db.execute(f"SELECT {self._COLS} FROM annotations ORDER BY trace_id, step, author")
+                else:
+                    rows = self._db.execute(
+                        f"SELECT {self._COLS} FROM annotations WHERE trace_id=? ORDER BY step, author", (trace_id,))
+                return [self._row(r) for r in rows.fetchall()]
+            except sqlite3.Error as exc:
+                raise storage_error(self.path, exc, "read") from exc
 
     def annotations_frame(self) -> pl.DataFrame:
         """Annotations as a frame with ANNOTATION_COLUMNS (tags comma-separated)."""
