@@ -1,5 +1,6 @@
 # TrajScope: `make run` opens the app on sample_traces/, `make test` runs every check.
-# Both create .venv on first use and install everything from scratch.
+# Both check the system packages first (scripts/system-packages.sh: installs them as root, else prints
+# the apt-get line), then create .venv on first use and install everything from scratch.
 
 PYTHON ?= python3
 VENV := .venv
@@ -12,15 +13,18 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
 
-.PHONY: run test lint typecheck importlint pytest screenshots bench clean-venv
+.PHONY: run test system-packages lint typecheck importlint pytest screenshots bench clean-venv
 
-$(STAMP): pyproject.toml constraints.txt
+system-packages:
+	PYTHON="$(PYTHON)" bash scripts/system-packages.sh
+
+$(STAMP): pyproject.toml constraints.txt | system-packages
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip wheel setuptools
 	$(PY) -m pip install --progress-bar off -c constraints.txt $(FIND_LINKS) -e ".[ui,models,dev]"
 	touch $(STAMP)
 
-run: $(STAMP)
+run: system-packages $(STAMP)
 	$(VENV)/bin/trajscope open sample_traces
 
 lint: $(STAMP)
@@ -35,7 +39,7 @@ importlint: $(STAMP)
 pytest: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(VENV)/bin/pytest
 
-test: lint typecheck importlint pytest
+test: system-packages lint typecheck importlint pytest
 
 screenshots: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m ui.screenshots docs/screenshots

@@ -95,7 +95,7 @@ def _annotations(path: Path) -> pl.DataFrame | None:
         from analyzer.workspace import Workspace
     except ImportError:
         return None
-    ws = Workspace(path)
+    ws = Workspace(path, read_only=True)  # a report only reads: a read-only workspace file is fine
     try:
         frame: pl.DataFrame = ws.annotations_frame()
     finally:

@@ -10,14 +10,26 @@ of the run: accepted and decisive; at most one per run and author). Runs are key
 stable content-derived run id, so annotations survive moving files.
 
 Every action is undoable: it records the rows before and after, and :meth:`Workspace.undo`
-/ :meth:`Workspace.redo` re-apply them in a transaction.
+/ :meth:`Workspace.redo` re-apply that difference in a transaction.
+
+Concurrency: several processes may share one workspace. Every read-modify-write (an action,
+an undo, an import) runs inside one ``BEGIN IMMEDIATE`` transaction, so the rows are read under
+the write lock and no other writer's change is overwritten; a writer waits up to
+:data:`BUSY_TIMEOUT_S` for the lock. Undo and redo re-apply only what the action changed, on top
+of whatever the row holds now (another process's tags stay).
+
+Storage faults (read-only file or folder, unwritable parent, full disk, a lock held too long)
+raise a :class:`WorkspaceError` that says what is wrong and what to do
+(:mod:`analyzer.workspace.faults`); the failed action is rolled back and nothing acknowledged
+before it is lost.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,10 +41,14 @@ import polars as pl
 from analyzer.frames.build import frame_from_rows
 from analyzer.frames.columns import ANNOTATION_COLUMNS
 from analyzer.taxonomy import CATEGORY_IDS
+from analyzer.workspace.faults import WorkspaceError as WorkspaceError
+from analyzer.workspace.faults import storage_error
 
 WORKSPACE_SCHEMA_VERSION = 1
 STATUSES = ("accepted", "rejected", "decisive")
 RUN_LEVEL = -1
+BUSY_TIMEOUT_S = 10.0
+"""How long a write waits for another process's write lock before it fails (``WorkspaceError``)."""
 
 _MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -50,10 +66,6 @@ _MIGRATIONS: dict[int, list[str]] = {
         "CREATE INDEX annotations_trace ON annotations(trace_id)",
     ],
 }
-
-
-class WorkspaceError(Exception):
-    """The workspace file cannot be opened or an action is invalid."""
 
 
 Target = tuple[str, int | None]
@@ -117,29 +129,100 @@ def _key(trace_id: str, step: int | None, author: str) -> Key:
     return (trace_id, RUN_LEVEL if step is None else int(step), author)
 
 
+def _rebase(key: Key, current: Annotation | None, src: Annotation | None, dst: Annotation | None,
+            ts: str) -> Annotation | None:
+    """The row after moving ``current`` by the difference ``src`` → ``dst`` (undo/redo).
+
+    When the row is still as the action left it, the result is exactly ``dst``. Otherwise only
+    the fields the action changed, and still showing the action's value, move; tags are a set
+    difference (the action's added tags go, its removed tags come back), so the changes another
+    process made meanwhile stay.
+    """
+    if current == src:
+        return dst
+    empty = Annotation(trace_id=key[0], step=None if key[1] == RUN_LEVEL else key[1], author=key[2])
+    base, s, d = current or empty, src or empty, dst or empty
+    moved: dict[str, Any] = {}
+    for name in ("category", "note", "status"):
+        if getattr(s, name) != getattr(d, name) and getattr(base, name) == getattr(s, name):
+            moved[name] = getattr(d, name)
+    dropped = set(s.tags) - set(d.tags)
+    tags = tuple(t for t in base.tags if t not in dropped) + tuple(t for t in d.tags if t not in s.tags
+                                                                     and t not in base.tags)
+    return replace(base, **moved, tags=tags, timestamp=ts)
+
+
 class Workspace:
     """An open workspace database.
 
     Args:
-        path: SQLite file (created if missing).
+        path: SQLite file (created if missing, unless ``read_only``).
         author: Default author for actions (from settings).
+        read_only: Open for reading only (reports): a read-only file opens, every write raises.
+        busy_timeout: Seconds a write waits for another process's lock (default :data:`BUSY_TIMEOUT_S`).
+
+    Raises:
+        WorkspaceError: The file cannot be opened, is not a workspace, or cannot be written
+            (read-only file or folder, unwritable parent folder, full disk); the message says
+            what to do.
     """
 
-    def __init__(self, path: str | Path, author: str = "analyst") -> None:
+    def __init__(self, path: str | Path, author: str = "analyst", *, read_only: bool = False,
+                 busy_timeout: float | None = None) -> None:
         self.path = Path(path)
         self.author = author
+        self.read_only = read_only
         self._lock = threading.RLock()
         self._undo: list[tuple[str, list[_Change]]] = []
         self._redo: list[tuple[str, list[_Change]]] = []
+        timeout = BUSY_TIMEOUT_S if busy_timeout is None else busy_timeout
+        db: sqlite3.Connection | None = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("PRAGMA busy_timeout=5000")
-            self._migrate()
-        except sqlite3.DatabaseError as exc:
-            raise WorkspaceError(f"{self.path}: not a TrajScope workspace or damaged ({exc})") from None
+            if read_only:
+                db = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True, timeout=timeout,
+                                     check_same_thread=False, isolation_level=None)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(str(self.path), timeout=timeout, check_same_thread=False, isolation_level=None)
+            self._db = db
+            db.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+            if read_only:
+                self._check_readable()
+            else:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=FULL")
+                self._migrate()
+                self._check_writable()
+        except BaseException as exc:
+            if db is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    db.close()
+            if isinstance(exc, sqlite3.Error | OSError):
+                raise storage_error(self.path, exc, "open") from exc
+            raise
+
+    def _check_writable(self) -> None:
+        """Fail now, not at the first tag, when the file cannot be written (SQLite opens it read-only)."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("DELETE FROM meta WHERE 0")
+        finally:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+
+    def _check_readable(self) -> None:
+        try:
+            row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        except sqlite3.OperationalError as exc:
+            if "no such table" not in str(exc):
+                raise
+            row = None
+        if row is None:
+            raise WorkspaceError("not a TrajScope workspace (no schema version). Open another workspace.", self.path)
+        if int(row[0]) > WORKSPACE_SCHEMA_VERSION:
+            raise WorkspaceError(f"workspace version {row[0]} is newer than this app supports "
+                                 f"({WORKSPACE_SCHEMA_VERSION}); update TrajScope", self.path)
 
     # -- schema --------------------------------------------------------------
     def _migrate(self) -> None:
@@ -153,12 +236,16 @@ class Workspace:
         for v in range(version + 1, WORKSPACE_SCHEMA_VERSION + 1):
             db.execute("BEGIN IMMEDIATE")
             try:
-                for sql in _MIGRATIONS[v]:
-                    db.execute(sql)
-                db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(v),))
+                # re-read under the write lock: another process may have migrated meanwhile
+                row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+                if row is None or int(row[0]) < v:
+                    for sql in _MIGRATIONS[v]:
+                        db.execute(sql)
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(v),))
                 db.execute("COMMIT")
             except Exception:
-                db.execute("ROLLBACK")
+                if db.in_transaction:  # SQLite already rolled back after a full disk
+                    db.execute("ROLLBACK")
                 raise
 
     def close(self) -> None:
@@ -189,12 +276,15 @@ class Workspace:
     def annotations(self, trace_id: str | None = None) -> list[Annotation]:
         """All annotations (of one run, if given), ordered by run and step."""
         with self._lock:
-            if trace_id is None:
-                rows = self._db.execute(f"SELECT {self._COLS} FROM annotations ORDER BY trace_id, step, author")
-            else:
-                rows = self._db.execute(f"SELECT {self._COLS} FROM annotations WHERE trace_id=? ORDER BY step, author",
-                                        (trace_id,))
-            return [self._row(r) for r in rows.fetchall()]
+            try:
+                if trace_id is None:
+                    rows = self._db.execute(f"SELECT {self._COLS} FROM annotations ORDER BY trace_id, step, author")
+                else:
+                    rows = self._db.execute(
+                        f"SELECT {self._COLS} FROM annotations WHERE trace_id=? ORDER BY step, author", (trace_id,))
+                return [self._row(r) for r in rows.fetchall()]
+            except sqlite3.Error as exc:
+                raise storage_error(self.path, exc, "read") from exc
 
     def annotations_frame(self) -> pl.DataFrame:
         """Annotations as a frame with ANNOTATION_COLUMNS (tags comma-separated)."""
@@ -218,38 +308,69 @@ class Workspace:
             return {r[0] for r in self._db.execute("SELECT DISTINCT trace_id FROM annotations")}
 
     # -- writing ---------------------------------------------------------------
-    def _write(self, changes: list[_Change], use_after: bool = True) -> None:
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction: the write lock is held before anything is read.
+
+        Raises:
+            WorkspaceError: The lock was not granted in time or the write failed (rolled back).
+        """
         db = self._db
-        db.execute("BEGIN IMMEDIATE")
+        if self.read_only:
+            raise WorkspaceError("opened for reading only; nothing can be saved. Open it without read-only to tag.",
+                                 self.path)
         try:
-            for key, before, after in changes:
-                row = after if use_after else before
-                if row is None or row.is_empty():
-                    db.execute("DELETE FROM annotations WHERE trace_id=? AND step=? AND author=?", key)
-                else:
-                    db.execute(f"INSERT OR REPLACE INTO annotations ({self._COLS}) VALUES (?,?,?,?,?,?,?,?)",
-                               (key[0], key[1], key[2], row.category, ",".join(row.tags), row.note, row.status,
-                                row.timestamp or _now()))
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise storage_error(self.path, exc, "save") from exc
+        try:
+            yield db
             db.execute("COMMIT")
-        except Exception:
-            db.execute("ROLLBACK")
+        except BaseException as exc:
+            if db.in_transaction:  # after a full disk SQLite has already rolled back
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error | OSError):
+                raise storage_error(self.path, exc, "save") from exc
             raise
 
-    def _action(self, label: str, changes: list[_Change]) -> int:
-        changes = [c for c in changes if c[1] != c[2]]
-        if not changes:
-            return 0
-        self._write(changes)
-        self._undo.append((label, changes))
-        self._redo.clear()
-        return len(changes)
+    def _put(self, key: Key, row: Annotation | None) -> None:
+        """Write (or delete, when empty) one row; inside :meth:`_transaction`."""
+        if row is None or row.is_empty():
+            self._db.execute("DELETE FROM annotations WHERE trace_id=? AND step=? AND author=?", key)
+        else:
+            self._db.execute(f"INSERT OR REPLACE INTO annotations ({self._COLS}) VALUES (?,?,?,?,?,?,?,?)",
+                             (key[0], key[1], key[2], row.category, ",".join(row.tags), row.note, row.status,
+                              row.timestamp or _now()))
+
+    def _run(self, label: str, compute: Callable[[], list[_Change]]) -> int:
+        """Read, modify and write in one transaction; the action is undoable once it committed.
+
+        Args:
+            label: Undo label.
+            compute: Reads the current rows (under the write lock) and returns the changes.
+
+        Returns:
+            Number of rows changed.
+        """
+        with self._lock:
+            with self._transaction():
+                changes = [c for c in compute() if c[1] != c[2]]
+                for key, _before, after in changes:
+                    self._put(key, after)
+            if changes:
+                self._undo.append((label, changes))
+                self._redo.clear()
+            return len(changes)
 
     def _edit(self, label: str, targets: Iterable[Target], fn: Any, author: str | None = None) -> int:
         author = author or self.author
-        with self._lock:
+        items = list(dict.fromkeys(targets))
+
+        def compute() -> list[_Change]:
             changes: list[_Change] = []
             ts = _now()
-            for trace_id, step in dict.fromkeys(targets):
+            for trace_id, step in items:
                 key = _key(trace_id, step, author)
                 before = self._get(key)
                 base = before or Annotation(trace_id=trace_id, step=step, author=author)
@@ -257,7 +378,9 @@ class Workspace:
                 if after is not None:
                     after = replace(after, timestamp=ts)
                 changes.append((key, before, after))
-            return self._action(label, changes)
+            return changes
+
+        return self._run(label, compute)
 
     def set_category(self, targets: Iterable[Target], category: str | None, author: str | None = None) -> int:
         """Label runs/steps with a taxonomy category (None clears). One undoable action.
@@ -302,21 +425,24 @@ class Workspace:
 
     def mark_decisive(self, trace_id: str, step: int, category: str | None = None, author: str | None = None) -> int:
         """Make ``step`` the analyst's decisive step of the run (demotes any previous one)."""
-        author = author or self.author
-        with self._lock:
-            prev = self.decisive_step(trace_id, author)
+        who = author or self.author
+
+        def compute() -> list[_Change]:
+            prev = self.decisive_step(trace_id, who)
             changes: list[_Change] = []
             ts = _now()
             if prev is not None and prev != step:
-                k = _key(trace_id, prev, author)
+                k = _key(trace_id, prev, who)
                 b = self._get(k)
                 if b is not None:
                     changes.append((k, b, replace(b, status="accepted", timestamp=ts)))
-            k = _key(trace_id, step, author)
+            k = _key(trace_id, step, who)
             b = self._get(k)
-            base = b or Annotation(trace_id=trace_id, step=step, author=author)
+            base = b or Annotation(trace_id=trace_id, step=step, author=who)
             changes.append((k, b, replace(base, status="decisive", category=category or base.category, timestamp=ts)))
-            return self._action("Mark decisive", changes)
+            return changes
+
+        return self._run("Mark decisive", compute)
 
     # -- undo/redo ---------------------------------------------------------------
     def can_undo(self) -> bool:
@@ -335,13 +461,38 @@ class Workspace:
         """Label of the action :meth:`redo` would re-apply."""
         return self._redo[-1][0] if self._redo else None
 
+    def _replay(self, changes: list[_Change], forward: bool) -> None:
+        """Re-apply (``forward``) or revert an action's difference on the rows as they are now."""
+        ts = _now()
+        decisive: dict[tuple[str, str], set[int]] = {}
+        for key, before, after in (changes if forward else list(reversed(changes))):
+            src, dst = (before, after) if forward else (after, before)
+            row = _rebase(key, self._get(key), src, dst, ts)
+            self._put(key, row)
+            if row is not None and row.status == "decisive":
+                decisive.setdefault((key[0], key[2]), set()).add(key[1])
+        # at most one decisive step per run and author: one set meanwhile by another process wins
+        for (trace_id, author), ours in decisive.items():
+            steps = {int(r[0]) for r in self._db.execute(
+                "SELECT step FROM annotations WHERE trace_id=? AND author=? AND status='decisive'", (trace_id, author))}
+            if steps - ours:
+                for s in ours:
+                    self._db.execute("UPDATE annotations SET status='accepted' WHERE trace_id=? AND step=? AND author=?",
+                                     (trace_id, s, author))
+
     def undo(self) -> str | None:
-        """Revert the last action (one transaction). Returns its label."""
+        """Revert the last action (one transaction). Returns its label.
+
+        Only what the action changed is reverted: another process's later tags on the same rows stay.
+        On a storage error the action stays undoable.
+        """
         with self._lock:
             if not self._undo:
                 return None
-            label, changes = self._undo.pop()
-            self._write(list(reversed(changes)), use_after=False)
+            label, changes = self._undo[-1]
+            with self._transaction():
+                self._replay(changes, forward=False)
+            self._undo.pop()
             self._redo.append((label, changes))
             return label
 
@@ -350,8 +501,10 @@ class Workspace:
         with self._lock:
             if not self._redo:
                 return None
-            label, changes = self._redo.pop()
-            self._write(changes)
+            label, changes = self._redo[-1]
+            with self._transaction():
+                self._replay(changes, forward=True)
+            self._redo.pop()
             self._undo.append((label, changes))
             return label
 
@@ -402,7 +555,8 @@ class Workspace:
                     status=status, timestamp=str(d.get("timestamp") or _now())))
             except (orjson.JSONDecodeError, KeyError, ValueError, TypeError) as exc:
                 report.errors.append(f"{path} line {i}: {exc}")
-        with self._lock:
+
+        def compute() -> list[_Change]:
             changes: list[_Change] = []
             for a in incoming:
                 key = _key(a.trace_id, a.step, a.author)
@@ -420,5 +574,7 @@ class Workspace:
                         if (other.step == a.step and other.author != a.author and other.category is not None
                                 and other.category != a.category):
                             report.conflicts.append(MergeConflict(a.trace_id, a.step, other, a))
-            self._action(f"Import {Path(path).name}", changes)
+            return changes
+
+        self._run(f"Import {Path(path).name}", compute)
         return report

@@ -291,7 +291,8 @@ class TaggingController(QObject):
         try:
             ws = Workspace(target, author=analyst_name())
         except (WorkspaceError, OSError, sqlite3.Error) as exc:
-            self.window.show_error(self.tr("Cannot open the workspace {path}: {err}").format(path=target, err=exc),
+            err = exc.reason if isinstance(exc, WorkspaceError) else exc  # the reason and the remedy; the path is shown
+            self.window.show_error(self.tr("Cannot open the workspace {path}: {err}").format(path=target, err=err),
                                    repr(exc))
             return False
         old = self.workspace
