@@ -121,7 +121,7 @@ def test_phoenix_openinference_support_run(host: PluginHost) -> None:
         '{"charge_id": "ch_3Pq7", "amount_cents": 4900, "reason": "duplicate"}')
     assert row["final_answer"].startswith("I've refunded the duplicate $49.00 charge")
     meta = orjson.loads(row["metadata_json"])
-    assert meta["otel_format"] == "flat" and "planted" not in meta
+    assert meta["otel_format"] == "phoenix" and "planted" not in meta
 
 
 def test_trail_nested_run_with_labels(host: PluginHost) -> None:
