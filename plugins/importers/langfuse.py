@@ -183,7 +183,7 @@ class LangfuseImporter:
             root_attrs["output.value"] = out_msg["content"] if out_msg and isinstance(out_msg.get("content"), str) else t_out
         if isinstance(meta, Mapping):
             root_attrs["metadata"] = dict(meta)
-        root_id = f"trace:{tid}"
+        root_id = tid  # the trace is the root node of the observation tree (as in the Langfuse UI)
         start = to_ns(trace.get("timestamp"))
         spans: list[Span] = [Span(trace_id=tid, span_id=root_id, parent_id=None, name=str(trace.get("name") or "trace"),
                                   start_ns=start, end_ns=None, status="UNSET", status_message="", attrs=root_attrs,
