@@ -166,6 +166,6 @@ def usage_tokens(*sources: Any) -> tuple[int | None, int | None]:
             continue
         for a, b in pairs:
             ti, to = src.get(a), src.get(b)
-            if isinstance(ti, int) and not isinstance(ti, bool) or isinstance(to, int) and not isinstance(to, bool):
+            if (isinstance(ti, int) and not isinstance(ti, bool)) or (isinstance(to, int) and not isinstance(to, bool)):
                 return (ti if isinstance(ti, int) else None, to if isinstance(to, int) else None)
     return None, None

@@ -102,7 +102,7 @@ def _concatenated(text: str, ctx: ImportContext) -> list[tuple[str, Any]]:
 
 
 def decode_json_string(value: Any) -> Any:
-    """Decode a JSON text held in a string field (``"{...}"``, ``"[...]"``, ``"\\"x\\""``); else the value."""
+    """Decode a JSON text held in a string field (an object, array or quoted string); else the value."""
     if isinstance(value, str):
         s = value.strip()
         if s[:1] in ("{", "[", '"') or s in ("null", "true", "false"):

@@ -1,5 +1,6 @@
-"""Langfuse trace exports: ``{"trace": {...}, "observations": [...]}`` and the public API's
-trace-with-observations JSON.
+"""Langfuse trace exports (trace + observations, and the public API's trace JSON).
+
+``{"trace": {...}, "observations": [...]}`` and ``GET /api/public/traces/{id}``.
 
 Shapes accepted (``.json``; ``.jsonl``/``.ndjson`` with one record per line):
 

@@ -1,5 +1,4 @@
-"""OpenTelemetry SDK span JSON: ``ReadableSpan.to_json()`` as written by ``ConsoleSpanExporter``
-and by any-agent.
+"""OpenTelemetry SDK span JSON: ``ReadableSpan.to_json()`` (ConsoleSpanExporter, any-agent).
 
 Shapes accepted (``.json``, ``.jsonl``, ``.ndjson``):
 
