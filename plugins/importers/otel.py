@@ -69,6 +69,7 @@ from analyzer.loading.jsonio import (
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 from analyzer.taxonomy import Category
+from plugins.importers._outline import Outline, outline
 from plugins.importers._spanio import iter_jsonl_exact, read_json_values
 
 MAX_NESTING = 256
@@ -1067,7 +1068,9 @@ class OtelImporter:
         spanish = any(k in head for k in (b'"span_id"', b'"spanId"', b"span_id\\\"", b'"spans"'))
         if spanish and (b"openinference.span.kind" in head or b'"gen_ai.' in head):
             return True
-        return b'"span_id"' in head and b'"parent_id"' in head
+        if b'"span_id"' in head and b'"parent_id"' in head:
+            return True
+        return len(head) >= 65536 and _outline_claims(outline(path))  # keys past the head window
 
     variant: str | None = None
     """Overrides the per-trace container variant in ``metadata.otel_format`` (subclasses)."""
@@ -1076,6 +1079,18 @@ class OtelImporter:
         """Yield one trajectory per trace id found in the file."""
         col = collect_spans(path, ctx)
         yield from emit_trajectories(col, ctx, self.variant)
+
+
+def _outline_claims(o: Outline) -> bool:
+    """Structural check for files whose decisive keys sit past the first 64 KB."""
+    if o.any_of("", "resourceSpans", "resource_spans"):
+        return True
+    for p in ("", "spans[]", "data[]"):
+        keys = o.at(p)
+        if any(k in keys for k in ("span_id", "spanId", "context")) and any(
+                k in keys for k in ("trace_id", "traceId", "name", "span_name")):
+            return True
+    return o.has("", "trace") and o.any_of("trace", "spans", "trace_id")
 
 
 def collect_spans(path: Path, ctx: ImportContext) -> _Collector:
