@@ -23,6 +23,7 @@ import orjson
 from analyzer.errors import ImportFailure
 from analyzer.loading.jsonio import MAX_DOCUMENT_BYTES, MAX_LINE_BYTES, decode_text, parse_json
 from analyzer.plugin_host.protocols import ImportContext
+from analyzer.schema.models import Trajectory
 
 _NEXT_OBJECT = re.compile(r"\n(?=\{)")
 _BIG_INT = re.compile(rb"[:\[,]\s*-?\d{20,}")
@@ -173,3 +174,54 @@ def iter_top_records(path: Path, ctx: ImportContext, wrappers: Sequence[str] = (
                     yield f"{prefix}{key}[{i}]", obj
                 continue
         yield where, doc
+
+
+MAX_KEPT_JSON = 20_000
+"""Longest JSON text kept for a source value that the frames cannot serialise as-is."""
+
+
+def safe_json_value(value: Any) -> Any:
+    """A metadata value the frames can serialise (orjson: <= 254 levels, 64-bit ints, valid UTF-8).
+
+    Values that orjson refuses are kept as their (stdlib) JSON text, cut to
+    :data:`MAX_KEPT_JSON` characters, or as a marker when even that fails (nesting beyond
+    Python's recursion limit).
+    """
+    try:
+        orjson.dumps(value, default=str)
+        return value
+    except TypeError:
+        pass
+    try:
+        text = json.dumps(value, default=str, ensure_ascii=True)
+    except (RecursionError, ValueError, TypeError):
+        return "<value nested too deeply to keep>"
+    return text if len(text) <= MAX_KEPT_JSON else text[:MAX_KEPT_JSON] + "…"
+
+
+def clean_text(value: str | None) -> str | None:
+    """Text with lone surrogates (possible in JSON escapes) replaced, so it encodes as UTF-8."""
+    if value is None:
+        return None
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "replace").decode("utf-8")
+
+
+def sanitize(t: Trajectory) -> Trajectory:
+    """Make a built trajectory safe for the frames: metadata values and texts (in place)."""
+    t.metadata = {str(k): safe_json_value(v) for k, v in t.metadata.items()}
+    for name in ("task", "final_answer", "ground_truth", "outcome_raw", "native_id", "model", "task_family"):
+        v = getattr(t, name)
+        if isinstance(v, str):
+            setattr(t, name, clean_text(v))
+    for st in t.steps:
+        st.metadata = {str(k): safe_json_value(v) for k, v in st.metadata.items()}
+        for name in ("text", "tool_name", "tool_args", "tool_call_id", "error_text", "agent", "span_id",
+                     "parent_span_id", "native_step_id"):
+            v = getattr(st, name)
+            if isinstance(v, str):
+                setattr(st, name, clean_text(v))
+    return t

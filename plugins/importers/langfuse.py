@@ -44,7 +44,7 @@ from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Trajectory
 from plugins.importers._messages import input_messages, output_message, usage_tokens
 from plugins.importers._outline import Outline, outline
-from plugins.importers._spanio import decode_json_string, iter_top_records
+from plugins.importers._spanio import decode_json_string, iter_top_records, sanitize
 from plugins.importers.otel import Span, bad_time, build_trajectory, outcome_value, to_ns
 
 _KINDS = {"GENERATION": "LLM", "TOOL": "TOOL", "RETRIEVER": "RETRIEVER", "AGENT": "AGENT", "CHAIN": "CHAIN",
@@ -193,7 +193,11 @@ class LangfuseImporter:
         parents = {_text_id(o.get("parentObservationId")) for o in obs_list if isinstance(o, Mapping)}
         for i, obs in enumerate(obs_list):
             loc = f"{where} observations[{i}]" if where != "$" else f"observations[{i}]"
-            span = _obs_span(obs, loc, tid, root_id, ids, parents, i + 1, ctx)
+            try:
+                span = _obs_span(obs, loc, tid, root_id, ids, parents, i + 1, ctx)
+            except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+                ctx.error(loc, f"unreadable observation content ({type(exc).__name__}: {exc}); skipped")
+                span = None
             if span is not None:
                 spans.append(span)
         failed_top = next((s for s in spans[1:] if s.parent_id == root_id and s.status == "ERROR"
@@ -219,7 +223,7 @@ class LangfuseImporter:
                 t.metadata[f"langfuse_{key}"] = trace[key]
         if t.final_answer is None and isinstance(t_out, str):
             t.final_answer = t_out
-        return t
+        return sanitize(t)
 
 
 def _obs_span(obs: Any, loc: str, tid: str, root_id: str, ids: set[str | None], parents: set[str | None],

@@ -35,7 +35,7 @@ from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Trajectory
 from plugins.importers._messages import input_messages, output_message, usage_tokens
 from plugins.importers._outline import Outline, outline
-from plugins.importers._spanio import iter_top_records
+from plugins.importers._spanio import iter_top_records, sanitize
 from plugins.importers.otel import Span, bad_time, build_trajectory, to_ns
 
 MAX_NESTING = 256
@@ -172,7 +172,11 @@ class _Runs:
             if not isinstance(run, Mapping):
                 self.ctx.error(loc, "run is not an object; skipped")
                 continue
-            span = self._span(run, loc, parent, trace)
+            try:
+                span = self._span(run, loc, parent, trace)
+            except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+                self.ctx.error(loc, f"unreadable run content ({type(exc).__name__}: {exc}); run skipped")
+                span = None
             children = run.get("child_runs")
             if isinstance(children, list) and children:
                 if depth >= MAX_NESTING:
@@ -270,4 +274,4 @@ class LangSmithImporter:
             t.metadata["langsmith_root_run"] = root.span_id
             if root.status == "ERROR":
                 t.outcome_raw = f"root run error: {root.status_message[:200]}"
-            yield t
+            yield sanitize(t)

@@ -38,7 +38,7 @@ from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Trajectory
 from plugins.importers._messages import input_messages, output_message, usage_tokens
 from plugins.importers._outline import Outline, outline
-from plugins.importers._spanio import decode_json_string, iter_top_records
+from plugins.importers._spanio import decode_json_string, iter_top_records, sanitize
 from plugins.importers.otel import Span, _Collector, build_trajectory, outcome_value
 
 _KINDS = {"LLM": "LLM", "CHAT_MODEL": "LLM", "TOOL": "TOOL", "AGENT": "AGENT", "RETRIEVER": "RETRIEVER",
@@ -160,11 +160,15 @@ class MlflowTraceImporter:
                 ctx.error(loc, "span is not an object; skipped")
                 continue
             attrs = sd.get("attributes")
-            span = col._span({**sd, "attributes": {}}, loc, {}, None, tid)
-            if span is None:
+            try:
+                span = col._span({**sd, "attributes": {}}, loc, {}, None, tid)
+                if span is None:
+                    continue
+                span.trace_id = tid
+                span.attrs = _attrs(attrs if isinstance(attrs, Mapping) else {})
+            except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+                ctx.error(loc, f"unreadable span content ({type(exc).__name__}: {exc}); span skipped")
                 continue
-            span.trace_id = tid
-            span.attrs = _attrs(attrs if isinstance(attrs, Mapping) else {})
             spans.append(span)
         if not spans:
             ctx.error(where, "MLflow trace has no readable spans; skipped")
@@ -190,4 +194,4 @@ class MlflowTraceImporter:
                            "mlflow_tags": dict(info["tags"]) if isinstance(info.get("tags"), Mapping) else None,
                            "mlflow_metadata": dict(meta) if isinstance(meta, Mapping) else None})
         t.metadata = {k: v for k, v in t.metadata.items() if v is not None}
-        return t
+        return sanitize(t)

@@ -70,7 +70,7 @@ from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 from analyzer.taxonomy import Category
 from plugins.importers._outline import Outline, outline
-from plugins.importers._spanio import iter_jsonl_exact, read_json_values
+from plugins.importers._spanio import iter_jsonl_exact, read_json_values, sanitize
 
 MAX_NESTING = 256
 """Deepest ``child_spans`` nesting followed."""
@@ -521,7 +521,11 @@ class _Collector:
             if not isinstance(d, Mapping):
                 self.ctx.error(rec, "span is not an object; skipped")
                 continue
-            span = self._span(d, rec, resource, parent, tid)
+            try:
+                span = self._span(d, rec, resource, parent, tid)
+            except (TypeError, ValueError, OverflowError, RecursionError) as exc:  # e.g. nesting orjson refuses
+                self.ctx.error(rec, f"unreadable span content ({type(exc).__name__}: {exc}); span skipped")
+                span = None
             if span is not None:
                 self.traces.setdefault(span.trace_id, []).append(span)
                 self.variants.setdefault(span.trace_id, variant)
@@ -1143,4 +1147,4 @@ def emit_trajectories(col: _Collector, ctx: ImportContext, variant: str | None =
             continue
         if framework and t.framework in ("otel-genai", "openinference"):
             t.framework = framework
-        yield t
+        yield sanitize(t)
