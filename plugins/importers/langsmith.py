@@ -18,7 +18,8 @@ steps (LangChain ``generations`` / ``AIMessage`` tool calls, or OpenAI ``choices
 ``extra.metadata.ls_model_name``/``invocation_params``; tokens from the run or its usage),
 ``tool`` and ``retriever`` runs observations (``is_error`` and ``error_text`` from ``error``),
 ``chain`` runs name the agent of what runs inside them. The task is the root run's input, the
-outcome FAILURE when the root run has an ``error`` (else unknown; ``status`` kept). Steps
+outcome FAILURE when the root run has an ``error``, else from a 0/1 ``feedback_stats`` average
+of a success/correctness/... key, else unknown. Steps
 follow ``start_time`` (``dotted_order`` breaks ties); each step's ``native_step_id`` is its
 run id.
 """
@@ -32,7 +33,7 @@ from typing import Any
 from analyzer.errors import ImportFailure
 from analyzer.loading.jsonio import as_text, first_json_char
 from analyzer.plugin_host.protocols import ImportContext
-from analyzer.schema.models import Trajectory
+from analyzer.schema.models import Outcome, Trajectory
 from plugins.importers._messages import input_messages, output_message, usage_tokens
 from plugins.importers._outline import Outline, outline
 from plugins.importers._spanio import iter_top_records, sanitize
@@ -163,6 +164,7 @@ class _Runs:
         self.ctx = ctx
         self.traces: dict[str, list[Span]] = {}
         self.records: dict[str, str] = {}
+        self.feedback: dict[str, Any] = {}
         self.order = 0
 
     def add(self, root: Any, where: str) -> None:
@@ -213,6 +215,8 @@ class _Runs:
                     status_message=as_text(err)[:4000] if err not in (None, "") else "",
                     attrs=_attrs(run), resource={}, events=[], order=self.order, record=loc, native_id=rid)
         span.attrs.setdefault("dotted_order", run.get("dotted_order"))
+        if isinstance(run.get("feedback_stats"), Mapping):
+            self.feedback[rid] = run["feedback_stats"]
         self.traces.setdefault(tid, []).append(span)
         self.records.setdefault(tid, loc)
         return span
@@ -224,6 +228,21 @@ class _Runs:
             target = owner.get(tid)
             if target is not None and target != tid and tid in self.traces:
                 self.traces.setdefault(target, []).extend(self.traces.pop(tid))
+
+
+_OUTCOME_FEEDBACK = ("success", "task_success", "correctness", "correct", "resolved", "outcome", "passed")
+
+
+def _feedback_outcome(stats: Any) -> tuple[Outcome, str | None]:
+    """Outcome from the root run's ``feedback_stats`` (``{"correctness": {"n": 1, "avg": 1.0}}``)."""
+    if not isinstance(stats, Mapping):
+        return Outcome.UNKNOWN, None
+    for key, st in stats.items():
+        if str(key).strip().lower() in _OUTCOME_FEEDBACK and isinstance(st, Mapping):
+            avg = st.get("avg")
+            if isinstance(avg, (int, float)) and not isinstance(avg, bool) and avg in (0, 1):
+                return (Outcome.SUCCESS if avg == 1 else Outcome.FAILURE), f"feedback {key} avg={avg}"
+    return Outcome.UNKNOWN, None
 
 
 def _order_key(s: Span) -> tuple[int, str, int]:
@@ -274,4 +293,8 @@ class LangSmithImporter:
             t.metadata["langsmith_root_run"] = root.span_id
             if root.status == "ERROR":
                 t.outcome_raw = f"root run error: {root.status_message[:200]}"
+            elif t.outcome == "unknown":
+                out, raw = _feedback_outcome(runs.feedback.get(root.span_id))
+                if out != Outcome.UNKNOWN:
+                    t.outcome, t.outcome_raw = out, raw
             yield sanitize(t)

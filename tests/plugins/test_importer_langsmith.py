@@ -141,3 +141,13 @@ def test_arbitrary_bytes_never_raise(tmp_path: Path, raw: bytes, suffix: str) ->
     path = fresh_path(tmp_path, suffix)
     path.write_bytes(raw)
     run_importer(LangSmithImporter(), path)
+
+
+def test_feedback_stats_give_the_outcome(tmp_path: Path) -> None:
+    root = json.loads(NESTED.read_text(encoding="utf-8"))
+    root["feedback_stats"] = {"correctness": {"n": 1, "avg": 1.0, "values": {}}}
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps([root]), encoding="utf-8")
+    (t,), ctx, failure = run_importer(LangSmithImporter(), path)
+    assert failure is None and ctx.errors == []
+    assert (t.outcome, t.outcome_raw, t.record) == ("success", "feedback correctness avg=1.0", "[0]")
