@@ -11,7 +11,9 @@ Phoenix's span rows (REST ``GET /v1/projects/{id}/spans``, ``px.Client().get_spa
 
 * ``.jsonl``/``.ndjson``: one row per line (a bad line costs only itself); ``.json``: a list of
   rows or ``{"data": [...]}`` (the REST response).
-* ``.parquet``: the spans dataframe, with dotted column names (``context.span_id``,
+* ``.parquet`` (file names with ``spans`` or ``trace_dataset-*``, as Phoenix and analysts name
+  them; other Parquet files are not offered to this importer): the spans dataframe, with dotted
+  column names (``context.span_id``,
   ``attributes.llm.input_messages``, …); nested values (message lists) are read as lists of
   dicts, times as timestamps. Each row is checked on its own (``row N``).
 

@@ -152,3 +152,12 @@ def test_arbitrary_bytes_never_raise(tmp_path: Path, raw: bytes, suffix: str, ma
     path = fresh_path(tmp_path, suffix)
     path.write_bytes((b"PAR1" + raw + b"PAR1") if magic else raw)
     run_importer(PhoenixImporter(), path)
+
+
+def test_other_parquet_files_are_skipped_not_errors(tmp_path: Path, host: PluginHost) -> None:
+    pq.write_table(pa.table({"trace_id": ["a"], "step": [0]}), tmp_path / "steps.parquet")
+    named = tmp_path / "trace_dataset-1234.parquet"
+    named.write_bytes(PARQUET.read_bytes())
+    res = load([tmp_path], host=host)
+    assert res.errors == [] and res.skipped == [str(tmp_path / "steps.parquet")]
+    assert res.formats == {"phoenix": 1}
