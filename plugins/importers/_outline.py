@@ -35,6 +35,9 @@ MAX_LINE = 16 * 1024 * 1024
 
 LINE_SUFFIXES = (".jsonl", ".ndjson")
 
+_TOP = "\x00top-level array"
+"""Path marker of a top-level array (its items, not the array, are records)."""
+
 
 @dataclass(frozen=True)
 class Outline:
@@ -111,20 +114,6 @@ def _keys_of_value(value: Any, path: str, out: dict[str, set[str]], depth: int) 
                     stack.append((item, f"{p}[]", d + 1))
 
 
-def _dotted(prefix: str) -> tuple[str, int]:
-    """Ijson prefix (``data.spans.item.context``) -> (``data.spans[].context``, depth)."""
-    if not prefix:
-        return "", 0
-    parts = prefix.split(".")
-    out = ""
-    for part in parts:
-        if part == "item":
-            out += "[]"
-        else:
-            out = f"{out}.{part}" if out else part
-    return out, len(parts)
-
-
 def _outline_lines(path: Path) -> Outline:
     with path.open("rb") as fh:
         for _ in range(20):
@@ -146,6 +135,7 @@ def _outline_lines(path: Path) -> Outline:
 
 
 def _outline_stream(path: Path) -> Outline:
+    """Stream ``ijson.basic_parse`` events (no prefixes: linear in the nesting depth) up to the cap."""
     try:
         import ijson
     except ImportError:  # pragma: no cover - ijson is a declared dependency
@@ -155,34 +145,47 @@ def _outline_stream(path: Path) -> Outline:
     container = ""
     complete = False
     values = 0
+    # one frame per open container: (is_map, path of the container or None when too deep)
+    stack: list[tuple[bool, str | None]] = []
+    key: str | None = None
     with path.open("rb") as raw:
         stream = io.BufferedReader(_Capped(raw, cap))
         try:
-            for prefix, event, value in ijson.parse(stream, multiple_values=True):
-                if prefix == "" and event in ("start_map", "start_array"):
-                    values += 1
-                    if values == 1:
+            for event, value in ijson.basic_parse(stream, multiple_values=True):
+                if event in ("start_map", "start_array"):
+                    if not stack:
+                        values += 1
+                        if values > 1:
+                            container = "values"
+                            break
                         container = "object" if event == "start_map" else "array"
+                        # a top-level array's first item is the root record ("" path); the array has none
+                        stack.append((event == "start_map", "" if event == "start_map" else _TOP))
+                        key = None
+                        continue
+                    is_map, ppath = stack[-1]
+                    if ppath is None or len(stack) > MAX_DEPTH:
+                        cpath = None
+                    elif ppath == _TOP:
+                        cpath = ""  # the first record of a top-level array
+                    elif is_map:
+                        cpath = f"{ppath}.{key}" if ppath else str(key)
                     else:
-                        container = "values"
+                        cpath = f"{ppath}[]"
+                    stack.append((event == "start_map", cpath))
+                    key = None
+                elif event in ("end_map", "end_array"):
+                    stack.pop()
+                    if not stack:
+                        complete = True
+                    elif container == "array" and len(stack) == 1:
+                        complete = True  # the first record is done
                         break
-                    continue
-                if prefix == "" and event in ("end_map", "end_array"):
-                    complete = True
-                    if container == "array":
-                        break
-                    continue
-                if container == "array" and prefix == "item" and event in ("end_map", "end_array"):
-                    complete = True
-                    break
-                if event == "map_key":
-                    p, depth = _dotted(prefix)
-                    if container == "array":  # first item is the root record
-                        if not p.startswith("[]"):
-                            continue
-                        p, depth = p[2:].lstrip("."), depth - 1
-                    if depth <= MAX_DEPTH:
-                        keys.setdefault(p, set()).add(str(value))
+                elif event == "map_key":
+                    key = str(value)
+                    cpath = stack[-1][1] if stack else None
+                    if cpath is not None and cpath != _TOP:
+                        keys.setdefault(cpath, set()).add(key)
         except Exception:
             pass
     if not container:
