@@ -45,3 +45,12 @@ def test_concatenated_lines_and_broken_files(tmp_path: Path) -> None:
         p.write_bytes(raw)
         o = outline(p)
         assert o.keys.get("", frozenset()) == frozenset()
+
+
+def test_hostile_nesting_is_streamed_not_expanded(tmp_path: Path) -> None:
+    # ijson's prefixed events would build a 200,000-segment prefix per event (quadratic); the
+    # outline keeps its own stack and records nothing below MAX_DEPTH
+    path = tmp_path / "deep.json"
+    path.write_text('{"a": ' + "[" * 200_000 + "]" * 200_000 + ', "late": 1}', encoding="utf-8")
+    o = outline(path)
+    assert o.container == "object" and o.complete and o.at("") == frozenset({"a", "late"})
