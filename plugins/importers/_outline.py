@@ -3,8 +3,9 @@
 Importers of span and run exports decide whether a file is theirs from its *keys*: the
 top-level keys of a document, and the keys of its first record (first array item, first
 JSONL line, first object of concatenated JSON). A decisive key may sit past the first 64 KB
-(a long ``history`` or ``spans`` value first), so :func:`outline` streams the document with
-``ijson`` up to :data:`SNIFF_BYTES` and records the keys of every object down to
+(a long ``history`` or ``spans`` value first), so :func:`outline` streams the document's
+``ijson.basic_parse`` events (with its own container stack, so hostile nesting costs linear
+time) up to :data:`SNIFF_BYTES` and records the keys of every object down to
 :data:`MAX_DEPTH` levels (array items merged under ``[]``), stopping early once the first
 top-level value is complete. Results are cached per file (path, size, mtime), so several
 importers sniffing the same file parse it once.
