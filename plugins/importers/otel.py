@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -63,21 +64,24 @@ from analyzer.loading.jsonio import (
     args_text,
     as_text,
     first_json_char,
-    iter_jsonl,
     parse_json,
-    read_json_document,
 )
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 from analyzer.taxonomy import Category
+from plugins.importers._outline import Outline, outline
+from plugins.importers._spanio import iter_jsonl_exact, read_json_values, sanitize
 
 MAX_NESTING = 256
 """Deepest ``child_spans`` nesting followed."""
 
+MAX_EPOCH_NS = 253_402_300_800 * 10**9
+"""Times at or beyond year 10000 (either side of the epoch) are not plausible span times."""
+
 _STEP_KINDS = frozenset({"LLM", "TOOL", "RETRIEVER"})
 _OI_KINDS = frozenset({"LLM", "EMBEDDING", "CHAIN", "RETRIEVER", "RERANKER", "TOOL", "AGENT", "GUARDRAIL",
                        "EVALUATOR", "PROMPT", "DECISION", "UNKNOWN"})
-_LLM_OPS = frozenset({"chat", "text_completion", "generate_content", "completion", "generate"})
+_LLM_OPS = frozenset({"chat", "text_completion", "generate_content", "completion", "generate", "call_llm"})
 _AGENT_OPS = frozenset({"invoke_agent", "create_agent"})
 _HEX_ID = re.compile(r"(?:0x)?[0-9a-fA-F]{16}|(?:0x)?[0-9a-fA-F]{32}")
 _ISO_FRACTION = re.compile(r"(\.\d{6})\d+")
@@ -131,17 +135,32 @@ def to_ns(value: Any) -> int | None:
             return None
         if dt.tzinfo is None:
             dt = dt.replace(tzinfo=UTC)
-        return int(dt.timestamp() * 1_000_000) * 1000
+        try:
+            ns = int(dt.timestamp() * 1_000_000) * 1000
+        except (OverflowError, OSError, ValueError):
+            return None
+        return ns if -MAX_EPOCH_NS < ns < MAX_EPOCH_NS else None
     if isinstance(value, (int, float)):
         v = float(value)
+        if not math.isfinite(v) or not -MAX_EPOCH_NS < v < MAX_EPOCH_NS:
+            return None
         if v >= 1e17:
-            return int(value)
-        if v >= 1e14:
-            return int(v * 1e3)
-        if v >= 1e11:
-            return int(v * 1e6)
-        return int(v * 1e9)
+            ns = int(value)
+        elif v >= 1e14:
+            ns = int(v * 1e3)
+        elif v >= 1e11:
+            ns = int(v * 1e6)
+        else:
+            ns = int(v * 1e9)
+        return ns if -MAX_EPOCH_NS < ns < MAX_EPOCH_NS else None
     return None
+
+
+def bad_time(value: Any) -> bool:
+    """True for a time value that is present but not a readable, plausible time (see :func:`to_ns`)."""
+    if value is None or isinstance(value, bool) or (isinstance(value, str) and not value.strip()):
+        return False
+    return to_ns(value) is None
 
 
 def iso_duration_s(value: Any) -> float | None:
@@ -158,7 +177,10 @@ def iso_duration_s(value: Any) -> float | None:
 def _iso(ns: int | None) -> str | None:
     if ns is None:
         return None
-    return datetime.fromtimestamp(ns / 1e9, tz=UTC).isoformat().replace("+00:00", "Z")
+    try:
+        return datetime.fromtimestamp(ns / 1e9, tz=UTC).isoformat().replace("+00:00", "Z")
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def _any_value(v: Any) -> Any:
@@ -279,7 +301,7 @@ def _status(code: Any) -> str:
         return "UNSET"
     if isinstance(code, int) and not isinstance(code, bool):
         return {1: "OK", 2: "ERROR"}.get(code, "UNSET")
-    s = str(code).strip().upper().removeprefix("STATUS_CODE_")
+    s = str(code).strip().upper().removeprefix("STATUS_CODE_").removeprefix("STATUSCODE.")
     return {"1": "OK", "2": "ERROR", "0": "UNSET"}.get(s, s if s in ("OK", "ERROR") else "UNSET")
 
 
@@ -347,6 +369,8 @@ class Span:
     order: int
     kind_hint: str | None = None
     record: str = ""
+    native_id: str | None = None
+    """The source's own id of the span (as its tool shows it) when it differs from ``span_id``."""
 
     @property
     def kind(self) -> str:
@@ -393,6 +417,8 @@ class _Collector:
         self.traces: dict[str, list[Span]] = {}
         self.labels: dict[str, dict[str, Any]] = {}
         self.variants: dict[str, str] = {}
+        self.document: Any = None
+        """The whole document of a single-document file (for wrapper keys next to the spans)."""
         self._n = 0
 
     # -- dispatch ----------------------------------------------------------
@@ -408,6 +434,10 @@ class _Collector:
                 return True
             if isinstance(doc.get("spans"), list):
                 self._span_list(doc["spans"], self._loc(where, "spans"), {}, norm_id(doc.get("trace_id")), "flat")
+                return True
+            data = doc.get("data")
+            if isinstance(data, list) and data and all(isinstance(x, Mapping) and self._span_like(x) for x in data):
+                self._span_list(data, self._loc(where, "data"), {}, None, "flat")  # Phoenix REST response
                 return True
             if self._span_like(doc):
                 self._span_tree(doc, where, {}, None, "flat")
@@ -491,7 +521,11 @@ class _Collector:
             if not isinstance(d, Mapping):
                 self.ctx.error(rec, "span is not an object; skipped")
                 continue
-            span = self._span(d, rec, resource, parent, tid)
+            try:
+                span = self._span(d, rec, resource, parent, tid)
+            except (TypeError, ValueError, OverflowError, RecursionError) as exc:  # e.g. nesting orjson refuses
+                self.ctx.error(rec, f"unreadable span content ({type(exc).__name__}: {exc}); span skipped")
+                span = None
             if span is not None:
                 self.traces.setdefault(span.trace_id, []).append(span)
                 self.variants.setdefault(span.trace_id, variant)
@@ -517,6 +551,8 @@ class _Collector:
             self.ctx.error(rec, "span has no span id; skipped")
             return None
         parent = norm_id(_first(d, "parentSpanId", "parent_span_id", "parent_id", "parentId")) or parent_hint
+        if parent is None and isinstance(d.get("parent"), Mapping):  # ReadableSpan-style {"parent": {span_id}}
+            parent = norm_id(_first(d["parent"], "span_id", "spanId"))
         res = dict(resource)
         rr = d.get("resource")
         if isinstance(rr, Mapping):
@@ -527,12 +563,18 @@ class _Collector:
             res.setdefault("service.name", d["service_name"])
         st = d.get("status")
         if isinstance(st, Mapping):
-            code, msg = st.get("code"), st.get("message")
+            code = _first(st, "code", "status_code", "statusCode")
+            msg = _first(st, "message", "description")
         else:
             code = st if st is not None else _first(d, "status_code", "statusCode")
             msg = _first(d, "status_message", "statusMessage")
-        start = to_ns(_first(d, "startTimeUnixNano", "start_time_unix_nano", "start_time", "startTime", "timestamp"))
-        end = to_ns(_first(d, "endTimeUnixNano", "end_time_unix_nano", "end_time", "endTime"))
+        raw_start = _first(d, "startTimeUnixNano", "start_time_unix_nano", "start_time", "startTime", "timestamp")
+        raw_end = _first(d, "endTimeUnixNano", "end_time_unix_nano", "end_time", "endTime")
+        start, end = to_ns(raw_start), to_ns(raw_end)
+        for label, raw in (("start", raw_start), ("end", raw_end)):
+            if bad_time(raw):
+                self.ctx.error(rec, f"span {sid}: {label} time {str(raw)[:40]!r} is not a readable, plausible "
+                                    f"date (before year 10000); the span keeps no {label} time")
         if end is None and start is not None:
             dur = iso_duration_s(d.get("duration"))
             if dur is None and isinstance(d.get("duration_ms"), (int, float)):
@@ -674,6 +716,8 @@ def _output_message(span: Span) -> _Msg:
                 ea = ev["attributes"]
                 msgs += _genai_messages(ea.get("message")) if ea.get("message") else [
                     _Msg(role="assistant", text=as_text(ea.get("gen_ai.completion") or ea.get("content") or ""))]
+    if not msgs:
+        msgs = _anyagent_output(a)
     if not msgs and a.get("output.value") is not None:
         msgs = _value_messages(a["output.value"]) or [_Msg(role="assistant", text=as_text(a["output.value"]))]
     merged = _Msg(role="assistant")
@@ -685,6 +729,20 @@ def _output_message(span: Span) -> _Msg:
         merged.calls.extend(m.calls)
         merged.finish_reason = merged.finish_reason or m.finish_reason
     return merged
+
+
+def _anyagent_output(a: Mapping[str, Any]) -> list[_Msg]:
+    """any-agent's ``gen_ai.output`` (older: ``genai.output``): the text, or a JSON list of tool calls."""
+    raw = _first(a, "gen_ai.output", "genai.output")
+    if raw is None:
+        return []
+    doc = _json_value(raw)
+    if isinstance(doc, list) and doc and all(isinstance(c, Mapping) and ("function" in c or "name" in c)
+                                             for c in doc):
+        return _genai_messages([{"role": "assistant", "tool_calls": doc}])
+    if isinstance(doc, Mapping) and ("role" in doc or "tool_calls" in doc):
+        return _genai_messages([doc])
+    return [_Msg(role="assistant", text=as_text(raw))]
 
 
 def _first_user_text(msgs: list[_Msg]) -> str:
@@ -826,7 +884,8 @@ def _exception_text(span: Span) -> str | None:
 def _step_base(span: Span) -> dict[str, Any]:
     dur = (span.end_ns - span.start_ns) / 1e9 if span.start_ns is not None and span.end_ns is not None else None
     return {"span_id": span.span_id, "parent_span_id": span.parent_id, "timestamp": _iso(span.start_ns),
-            "duration_s": dur if dur is None or dur >= 0 else None}
+            "duration_s": dur if dur is None or dur >= 0 else None,
+            "native_step_id": span.native_id or span.span_id}
 
 
 def _llm_steps(span: Span, agent: str, steps: list[Step]) -> None:
@@ -874,8 +933,9 @@ def _tool_step(span: Span, agent: str | None, steps: list[Step]) -> None:
     name = _first(a, "gen_ai.tool.name", "tool.name", "tool_call.function.name")
     if name is None:
         name = span.name.removeprefix("execute_tool ") or ("retriever" if kind == "RETRIEVER" else None)
-    args = _call_args(_first(a, "gen_ai.tool.call.arguments", "tool_call.function.arguments", "input.value"))
-    result = _first(a, "gen_ai.tool.call.result", "output.value")
+    args = _call_args(_first(a, "gen_ai.tool.call.arguments", "gen_ai.tool.args", "tool_call.function.arguments",
+                             "input.value"))
+    result = _first(a, "gen_ai.tool.call.result", "output.value", "gen_ai.output", "genai.output")
     if result is None and kind == "RETRIEVER":
         docs = _indexed(a, "retrieval.documents")
         result = "\n\n".join(as_text(d.get("document.content")) for d in docs if d.get("document.content"))
@@ -924,6 +984,7 @@ def build_trajectory(trace_id: str, spans: list[Span], labels: Mapping[str, Any]
     if task:
         steps.append(Step(index=0, agent="user", role=Role.USER, kind=StepKind.USER, text=task,
                           span_id=task_span.span_id, parent_span_id=task_span.parent_id,
+                          native_step_id=task_span.native_id or task_span.span_id,
                           timestamp=_iso(task_span.start_ns), metadata={"source": "task"}))
     first_step: dict[str, int] = {}
     for s in step_spans:
@@ -1011,35 +1072,79 @@ class OtelImporter:
         spanish = any(k in head for k in (b'"span_id"', b'"spanId"', b"span_id\\\"", b'"spans"'))
         if spanish and (b"openinference.span.kind" in head or b'"gen_ai.' in head):
             return True
-        return b'"span_id"' in head and b'"parent_id"' in head
+        if b'"span_id"' in head and b'"parent_id"' in head:
+            return True
+        return len(head) >= 65536 and _outline_claims(outline(path))  # keys past the head window
+
+    variant: str | None = None
+    """Overrides the per-trace container variant in ``metadata.otel_format`` (subclasses)."""
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per trace id found in the file."""
-        col = _Collector(ctx)
-        if path.suffix.lower() in (".jsonl", ".ndjson"):
-            for lineno, obj in iter_jsonl(path, ctx):
-                where = f"line {lineno}"
-                try:
-                    if not col.add_doc(obj, where):
-                        ctx.error(where, "not a span, OTLP document or TRAIL row; line skipped")
-                except ImportFailure as exc:
-                    ctx.error(exc.record or where, f"{exc.reason}; line skipped")
-        else:
-            doc = read_json_document(path)
-            if not col.add_doc(doc, "$"):
+        col = collect_spans(path, ctx)
+        yield from emit_trajectories(col, ctx, self.variant)
+
+
+def _outline_claims(o: Outline) -> bool:
+    """Structural check for files whose decisive keys sit past the first 64 KB."""
+    if o.any_of("", "resourceSpans", "resource_spans"):
+        return True
+    for p in ("", "spans[]", "data[]"):
+        keys = o.at(p)
+        if any(k in keys for k in ("span_id", "spanId", "context")) and any(
+                k in keys for k in ("trace_id", "traceId", "name", "span_name")):
+            return True
+    return o.has("", "trace") and o.any_of("trace", "spans", "trace_id")
+
+
+def collect_spans(path: Path, ctx: ImportContext) -> _Collector:
+    """Gather the spans of a span file: JSONL, one JSON document, or concatenated JSON objects.
+
+    Raises:
+        ImportFailure: When the file holds no readable span at all.
+    """
+    col = _Collector(ctx)
+    if path.suffix.lower() in (".jsonl", ".ndjson"):
+        for lineno, obj in iter_jsonl_exact(path, ctx):
+            where = f"line {lineno}"
+            try:
+                if not col.add_doc(obj, where):
+                    ctx.error(where, "not a span, OTLP document or TRAIL row; line skipped")
+            except ImportFailure as exc:
+                ctx.error(exc.record or where, f"{exc.reason}; line skipped")
+    else:
+        values = read_json_values(path, ctx)
+        if len(values) == 1 and values[0][0] == "$":
+            col.document = values[0][1]
+            if not col.add_doc(values[0][1], "$"):
                 raise ImportFailure("not a span export: expected an OTLP {\"resourceSpans\": [...]} document, "
                                     "a list of spans, or a TRAIL trace with 'spans'/'child_spans'")
-        if not col.traces:
-            raise ImportFailure("no readable spans found")
-        for tid, spans in col.traces.items():
-            if ctx.cancel.cancelled:
-                return
-            try:
-                t = build_trajectory(tid, spans, col.labels.get(tid), col.variants.get(tid, "flat"))
-            except (ValueError, TypeError, KeyError, AttributeError) as exc:
-                ctx.error(f"trace {tid}", f"unexpected span content ({type(exc).__name__}: {exc}); trace skipped")
-                continue
-            if t is None:
-                ctx.error(f"trace {tid}", "trace has no LLM, tool or retriever spans; skipped")
-                continue
-            yield t
+        else:
+            for where, obj in values:
+                try:
+                    if not col.add_doc(obj, where):
+                        ctx.error(where, "not a span, OTLP document or TRAIL row; skipped")
+                except ImportFailure as exc:
+                    ctx.error(exc.record or where, f"{exc.reason}; skipped")
+    if not col.traces:
+        raise ImportFailure("no readable spans found")
+    return col
+
+
+def emit_trajectories(col: _Collector, ctx: ImportContext, variant: str | None = None,
+                      framework: str | None = None) -> Iterator[Trajectory]:
+    """Build one trajectory per collected trace; a bad trace is reported and skipped."""
+    for tid, spans in col.traces.items():
+        if ctx.cancel.cancelled:
+            return
+        try:
+            t = build_trajectory(tid, spans, col.labels.get(tid), variant or col.variants.get(tid, "flat"))
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
+            ctx.error(f"trace {tid}", f"unexpected span content ({type(exc).__name__}: {exc}); trace skipped")
+            continue
+        if t is None:
+            ctx.error(f"trace {tid}", "trace has no LLM, tool or retriever spans; skipped")
+            continue
+        if framework and t.framework in ("otel-genai", "openinference"):
+            t.framework = framework
+        yield sanitize(t)

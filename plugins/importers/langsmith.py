@@ -1,0 +1,300 @@
+"""LangSmith run exports (JSON and JSONL; nested ``child_runs`` or flat runs).
+
+A run (``langsmith.schemas.Run``, REST ``/runs``)::
+
+    {"id": "<uuid>", "name": "ChatOpenAI", "run_type": "llm" | "tool" | "chain" | "retriever" |
+     "prompt" | "parser" | "embedding", "start_time": "2025-…", "end_time": "…",
+     "inputs": {...}, "outputs": {...}, "error": "…" | null, "status": "success" | "error",
+     "extra": {"metadata": {"ls_model_name": …}, "invocation_params": {…}},
+     "trace_id": "<uuid>", "parent_run_id": "<uuid>" | null, "dotted_order": "…",
+     "prompt_tokens": …, "completion_tokens": …, "child_runs": [ … ] , "tags": [...]}
+
+Accepted files: one run (a root with nested ``child_runs``), a list of runs, ``{"runs":
+[...]}``, or one run per JSONL line; flat runs are grouped by ``trace_id`` (else by their root
+``parent_run_id`` chain) and nested runs get their parent from the nesting.
+
+Mapping (one trajectory per trace; ``native_id`` = the trace id): ``llm`` runs give assistant
+steps (LangChain ``generations`` / ``AIMessage`` tool calls, or OpenAI ``choices``; model from
+``extra.metadata.ls_model_name``/``invocation_params``; tokens from the run or its usage),
+``tool`` and ``retriever`` runs observations (``is_error`` and ``error_text`` from ``error``),
+``chain`` runs name the agent of what runs inside them. The task is the root run's input, the
+outcome FAILURE when the root run has an ``error``, else from a 0/1 ``feedback_stats`` average
+of a success/correctness/... key, else unknown. Steps
+follow ``start_time`` (``dotted_order`` breaks ties); each step's ``native_step_id`` is its
+run id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from analyzer.errors import ImportFailure
+from analyzer.loading.jsonio import as_text, first_json_char
+from analyzer.plugin_host.protocols import ImportContext
+from analyzer.schema.models import Outcome, Trajectory
+from plugins.importers._messages import input_messages, output_message, usage_tokens
+from plugins.importers._outline import Outline, outline
+from plugins.importers._spanio import iter_top_records, sanitize
+from plugins.importers.otel import Span, bad_time, build_trajectory, to_ns
+
+MAX_NESTING = 256
+"""Deepest ``child_runs`` nesting followed."""
+
+_KINDS = {"llm": "LLM", "tool": "TOOL", "retriever": "RETRIEVER", "chain": "CHAIN", "prompt": "CHAIN",
+          "parser": "CHAIN", "embedding": "EMBEDDING"}
+_RUN_KEYS = ("inputs", "outputs", "child_runs", "parent_run_id", "trace_id", "dotted_order", "start_time")
+
+
+def _is_run(o: Outline, path: str) -> bool:
+    keys = o.at(path)
+    return "run_type" in keys and "id" in keys and any(k in keys for k in _RUN_KEYS)
+
+
+def claims(o: Outline) -> bool:
+    """True for the outline of a LangSmith run export."""
+    if o.container in ("object", "array", "lines", "values") and _is_run(o, ""):
+        return True
+    return o.container == "object" and _is_run(o, "runs[]")
+
+
+def _str(value: Any) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
+def _model(run: Mapping[str, Any]) -> str | None:
+    extra = run.get("extra") if isinstance(run.get("extra"), Mapping) else {}
+    assert isinstance(extra, Mapping)
+    meta = extra.get("metadata") if isinstance(extra.get("metadata"), Mapping) else {}
+    params = extra.get("invocation_params") if isinstance(extra.get("invocation_params"), Mapping) else {}
+    assert isinstance(meta, Mapping) and isinstance(params, Mapping)
+    for v in (meta.get("ls_model_name"), params.get("model"), params.get("model_name")):
+        if isinstance(v, str) and v:
+            return v
+    outputs = run.get("outputs")
+    if isinstance(outputs, Mapping):
+        llm_out = outputs.get("llm_output")
+        for v in (outputs.get("model"), llm_out.get("model_name") if isinstance(llm_out, Mapping) else None):
+            if isinstance(v, str) and v:
+                return v
+    return None
+
+
+def _tool_value(value: Any, keys: tuple[str, ...]) -> Any:
+    """A tool run's input/output: the single ``input``/``output`` value, else the whole dict."""
+    if isinstance(value, Mapping):
+        for k in keys:
+            if k in value and len(value) == 1:
+                v = value[k]
+                if isinstance(v, Mapping) and v.get("lc") is not None and isinstance(v.get("kwargs"), Mapping):
+                    return v["kwargs"].get("content", v)  # a serialised ToolMessage
+                if isinstance(v, Mapping) and "content" in v and v.get("type") == "tool":
+                    return v.get("content")
+                return v
+    return value
+
+
+def _tool_call_id(run: Mapping[str, Any]) -> str | None:
+    """The call id of a tool run: ``extra.tool_call_id``, or the ToolMessage in its outputs."""
+    extra = run.get("extra")
+    if isinstance(extra, Mapping) and isinstance(extra.get("tool_call_id"), str):
+        return str(extra["tool_call_id"])
+    out = run.get("outputs")
+    msg = out.get("output") if isinstance(out, Mapping) else None
+    if isinstance(msg, Mapping):
+        kw = msg.get("kwargs") if isinstance(msg.get("kwargs"), Mapping) else msg
+        assert isinstance(kw, Mapping)
+        if isinstance(kw.get("tool_call_id"), str):
+            return str(kw["tool_call_id"])
+    return None
+
+
+def _attrs(run: Mapping[str, Any]) -> dict[str, Any]:
+    rt = str(run.get("run_type") or "chain").lower()
+    kind = _KINDS.get(rt, "CHAIN")
+    inputs, outputs = run.get("inputs"), run.get("outputs")
+    a: dict[str, Any] = {"openinference.span.kind": kind, "langsmith.run_type": rt}
+    if kind == "LLM":
+        msgs = input_messages(inputs)
+        if msgs:
+            a["gen_ai.input.messages"] = msgs
+        out = output_message(outputs)
+        if out is not None:
+            a["gen_ai.output.messages"] = [out]
+        model = _model(run)
+        if model:
+            a["gen_ai.request.model"] = model
+        llm_out = outputs.get("llm_output") if isinstance(outputs, Mapping) else None
+        ti, to = usage_tokens(run, llm_out.get("token_usage") if isinstance(llm_out, Mapping) else None,
+                              outputs.get("usage") if isinstance(outputs, Mapping) else None)
+        if ti is not None:
+            a["gen_ai.usage.input_tokens"] = ti
+        if to is not None:
+            a["gen_ai.usage.output_tokens"] = to
+    elif kind in ("TOOL", "RETRIEVER"):
+        a["tool.name"] = run.get("name")
+        if inputs is not None:
+            a["input.value"] = _tool_value(inputs, ("input", "query", "args"))
+        if outputs is not None:
+            a["output.value"] = _tool_value(outputs, ("output", "documents", "result"))
+        call_id = _tool_call_id(run)
+        if call_id:
+            a["gen_ai.tool.call.id"] = call_id
+    else:
+        if inputs is not None:
+            msgs = input_messages(inputs) if isinstance(inputs, Mapping) and "messages" in inputs else []
+            if msgs:
+                a["gen_ai.input.messages"] = msgs
+            a["input.value"] = inputs
+        if outputs is not None:
+            msgs = input_messages(outputs) if isinstance(outputs, Mapping) and "messages" in outputs else []
+            last = next((m for m in reversed(msgs) if m["role"] == "assistant"), None)
+            a["output.value"] = last.get("content") if last and last.get("content") else outputs
+    meta = run.get("extra", {}).get("metadata") if isinstance(run.get("extra"), Mapping) else None
+    if isinstance(meta, Mapping):
+        a["metadata"] = dict(meta)
+    return {k: v for k, v in a.items() if v is not None}
+
+
+class _Runs:
+    """Flattens nested runs of a record into spans grouped by trace id."""
+
+    def __init__(self, ctx: ImportContext) -> None:
+        self.ctx = ctx
+        self.traces: dict[str, list[Span]] = {}
+        self.records: dict[str, str] = {}
+        self.feedback: dict[str, Any] = {}
+        self.order = 0
+
+    def add(self, root: Any, where: str) -> None:
+        stack: list[tuple[Any, str, str | None, str | None, int]] = [(root, where, None, None, 0)]
+        while stack:
+            run, loc, parent, trace, depth = stack.pop()
+            if not isinstance(run, Mapping):
+                self.ctx.error(loc, "run is not an object; skipped")
+                continue
+            try:
+                span = self._span(run, loc, parent, trace)
+            except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+                self.ctx.error(loc, f"unreadable run content ({type(exc).__name__}: {exc}); run skipped")
+                span = None
+            children = run.get("child_runs")
+            if isinstance(children, list) and children:
+                if depth >= MAX_NESTING:
+                    self.ctx.error(loc, f"child_runs nested deeper than {MAX_NESTING}; deeper runs skipped")
+                    continue
+                pid = span.span_id if span else parent
+                tid = span.trace_id if span else trace
+                for i in range(len(children) - 1, -1, -1):
+                    stack.append((children[i], f"{loc}.child_runs[{i}]", pid, tid, depth + 1))
+
+    def _span(self, run: Mapping[str, Any], loc: str, parent: str | None, trace: str | None) -> Span | None:
+        rid = _str(run.get("id"))
+        if rid is None:
+            self.ctx.error(loc, "run has no 'id'; skipped")
+            return None
+        pid = _str(run.get("parent_run_id")) or parent
+        tid = _str(run.get("trace_id")) or trace or (rid if pid is None else None)
+        if tid is None:
+            tid = pid  # a flat child without trace_id: grouped under its parent (resolved below)
+        assert tid is not None
+        times = []
+        for label in ("start_time", "end_time"):
+            raw = run.get(label)
+            if bad_time(raw):
+                self.ctx.error(loc, f"run {rid}: {label} {str(raw)[:40]!r} is not a readable, plausible date; "
+                                    "the step keeps no time")
+            times.append(to_ns(raw))
+        err = run.get("error")
+        status = "ERROR" if err not in (None, "") or str(run.get("status") or "").lower() == "error" else (
+            "OK" if str(run.get("status") or "").lower() == "success" else "UNSET")
+        self.order += 1
+        span = Span(trace_id=tid, span_id=rid, parent_id=pid if pid != rid else None,
+                    name=str(run.get("name") or ""), start_ns=times[0], end_ns=times[1], status=status,
+                    status_message=as_text(err)[:4000] if err not in (None, "") else "",
+                    attrs=_attrs(run), resource={}, events=[], order=self.order, record=loc, native_id=rid)
+        span.attrs.setdefault("dotted_order", run.get("dotted_order"))
+        if isinstance(run.get("feedback_stats"), Mapping):
+            self.feedback[rid] = run["feedback_stats"]
+        self.traces.setdefault(tid, []).append(span)
+        self.records.setdefault(tid, loc)
+        return span
+
+    def merge_orphans(self) -> None:
+        """Flat children grouped under their parent's id join the trace that holds that parent."""
+        owner = {s.span_id: tid for tid, spans in self.traces.items() for s in spans}
+        for tid in list(self.traces):
+            target = owner.get(tid)
+            if target is not None and target != tid and tid in self.traces:
+                self.traces.setdefault(target, []).extend(self.traces.pop(tid))
+
+
+_OUTCOME_FEEDBACK = ("success", "task_success", "correctness", "correct", "resolved", "outcome", "passed")
+
+
+def _feedback_outcome(stats: Any) -> tuple[Outcome, str | None]:
+    """Outcome from the root run's ``feedback_stats`` (``{"correctness": {"n": 1, "avg": 1.0}}``)."""
+    if not isinstance(stats, Mapping):
+        return Outcome.UNKNOWN, None
+    for key, st in stats.items():
+        if str(key).strip().lower() in _OUTCOME_FEEDBACK and isinstance(st, Mapping):
+            avg = st.get("avg")
+            if isinstance(avg, (int, float)) and not isinstance(avg, bool) and avg in (0, 1):
+                return (Outcome.SUCCESS if avg == 1 else Outcome.FAILURE), f"feedback {key} avg={avg}"
+    return Outcome.UNKNOWN, None
+
+
+def _order_key(s: Span) -> tuple[int, str, int]:
+    return (s.start_ns or 0, str(s.attrs.get("dotted_order") or ""), s.order)
+
+
+class LangSmithImporter:
+    """Reads LangSmith run exports (nested ``child_runs`` or flat runs with ``trace_id``)."""
+
+    def sniff(self, head: bytes, path: Path) -> bool:
+        """Claims files whose (first) record has ``id``, ``run_type`` and run keys."""
+        if first_json_char(head) not in "{[":
+            return False
+        return claims(outline(path))
+
+    def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
+        """Yield one trajectory per trace."""
+        runs = _Runs(ctx)
+        for where, rec in iter_top_records(path, ctx, wrappers=("runs",)):
+            if ctx.cancel.cancelled:
+                return
+            try:
+                runs.add(rec, where)
+            except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
+                ctx.error(where, f"unexpected run content ({type(exc).__name__}: {exc}); record skipped")
+        runs.merge_orphans()
+        if not runs.traces:
+            raise ImportFailure("no readable LangSmith runs found")
+        for tid, spans in runs.traces.items():
+            if ctx.cancel.cancelled:
+                return
+            where = runs.records.get(tid, f"trace {tid}")
+            try:
+                spans.sort(key=_order_key)
+                for i, s in enumerate(spans):
+                    s.order = i
+                t = build_trajectory(tid, spans, None, "langsmith")
+            except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
+                ctx.error(where, f"unexpected run content in trace {tid} ({type(exc).__name__}: {exc}); skipped")
+                continue
+            if t is None:
+                ctx.error(where, f"trace {tid} has no llm, tool or retriever runs; skipped")
+                continue
+            root = next((s for s in spans if not s.parent_id), spans[0])
+            t.record = where
+            t.framework = "langsmith"
+            t.metadata.pop("otel_format", None)
+            t.metadata["langsmith_root_run"] = root.span_id
+            if root.status == "ERROR":
+                t.outcome_raw = f"root run error: {root.status_message[:200]}"
+            elif t.outcome == "unknown":
+                out, raw = _feedback_outcome(runs.feedback.get(root.span_id))
+                if out != Outcome.UNKNOWN:
+                    t.outcome, t.outcome_raw = out, raw
+            yield sanitize(t)
