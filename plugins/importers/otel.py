@@ -115,8 +115,15 @@ def norm_id(value: Any) -> str | None:
     return None if s.strip("0") == "" else s
 
 
+_MAX_NS = 2.0**63
+
+
 def to_ns(value: Any) -> int | None:
-    """Epoch nanoseconds from an int/float (s, ms, us or ns by magnitude), a digit string or ISO text."""
+    """Epoch nanoseconds from an int/float (s, ms, us or ns by magnitude), a digit string or ISO text.
+
+    Raises:
+        ValueError: For a number that no clock gives (beyond +-2^63, NaN, infinite).
+    """
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, str):
@@ -124,6 +131,8 @@ def to_ns(value: Any) -> int | None:
         if not s:
             return None
         if s.isdigit():
+            if len(s) > 19:
+                raise ValueError(f"timestamp {s[:40]!r} is out of range")
             return to_ns(int(s))
         try:
             dt = datetime.fromisoformat(_ISO_FRACTION.sub(r"\1", s.replace("Z", "+00:00")))
@@ -134,6 +143,8 @@ def to_ns(value: Any) -> int | None:
         return int(dt.timestamp() * 1_000_000) * 1000
     if isinstance(value, (int, float)):
         v = float(value)
+        if not abs(v) < _MAX_NS:  # also NaN and +-inf; 2^63 ns is the year 2262
+            raise ValueError(f"timestamp {value!r} is out of range")
         if v >= 1e17:
             return int(value)
         if v >= 1e14:
@@ -531,21 +542,26 @@ class _Collector:
         else:
             code = st if st is not None else _first(d, "status_code", "statusCode")
             msg = _first(d, "status_message", "statusMessage")
-        start = to_ns(_first(d, "startTimeUnixNano", "start_time_unix_nano", "start_time", "startTime", "timestamp"))
-        end = to_ns(_first(d, "endTimeUnixNano", "end_time_unix_nano", "end_time", "endTime"))
-        if end is None and start is not None:
-            dur = iso_duration_s(d.get("duration"))
-            if dur is None and isinstance(d.get("duration_ms"), (int, float)):
-                dur = float(d["duration_ms"]) / 1000
-            if dur is not None:
-                end = start + int(dur * 1e9)
+        try:  # an absurd time costs this span only
+            start = to_ns(_first(d, "startTimeUnixNano", "start_time_unix_nano", "start_time", "startTime", "timestamp"))
+            end = to_ns(_first(d, "endTimeUnixNano", "end_time_unix_nano", "end_time", "endTime"))
+            if end is None and start is not None:
+                dur = iso_duration_s(d.get("duration"))
+                if dur is None and isinstance(d.get("duration_ms"), (int, float)):
+                    dur = float(d["duration_ms"]) / 1000
+                if dur is not None:
+                    end = start + int(dur * 1e9)
+            events = _events(d.get("events"))
+        except (ValueError, OverflowError) as exc:
+            self.ctx.error(rec, f"span time is unusable ({exc}); span skipped")
+            return None
         hint = d.get("span_kind")
         self._n += 1
         return Span(trace_id=tid, span_id=sid, parent_id=parent if parent != sid else None,
                     name=str(_first(d, "name", "span_name") or ""), start_ns=start, end_ns=end,
                     status=_status(code), status_message=as_text(msg) if msg else "",
                     attrs=attributes(_first(d, "attributes", "span_attributes")), resource=res,
-                    events=_events(d.get("events")), order=self._n,
+                    events=events, order=self._n,
                     kind_hint=hint if isinstance(hint, str) else None, record=rec)
 
 
