@@ -192,11 +192,13 @@ class Utf8RepairReader:
 
     Args:
         raw: A binary stream with ``read(n)``.
+        count: Count replacements on the active guard (off for a second pass over the same
+            bytes, so each bad byte is counted once).
     """
 
-    def __init__(self, raw: IO[bytes]) -> None:
+    def __init__(self, raw: IO[bytes], count: bool = True) -> None:
         self._raw = raw
-        self._dec = codecs.getincrementaldecoder("utf-8")(_ERRORS)
+        self._dec = codecs.getincrementaldecoder("utf-8")(_ERRORS if count else "replace")
 
     def read(self, n: int = -1) -> bytes:
         """Up to about ``n`` bytes of valid UTF-8 (b"" at the end)."""

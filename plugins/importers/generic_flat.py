@@ -78,7 +78,8 @@ def supported_version(value: object) -> bool:
 
 def version_error(value: object) -> str:
     """Plain-words reason for an unsupported ``schema_version``."""
-    return f"unsupported schema_version {value!r} (this TrajScope reads {_MAJOR}.x)"
+    shown = repr(value)[:60] if isinstance(value, (str, int, float, bool)) or value is None else _short(value)
+    return f"unsupported schema_version {shown} (this TrajScope reads {_MAJOR}.x)"
 
 
 # ---- per-line checks (the reference semantics; the vectorised path mirrors them) ----------

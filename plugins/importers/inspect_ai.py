@@ -159,11 +159,17 @@ class EvalZip:
             self._fh.close()
             raise ImportFailure(f"not a readable zip archive: the .eval file is truncated or corrupt "
                                 f"({type(exc).__name__}: {exc})") from None
+        infos = self._zf.infolist()
         cap = guard.limits().max_members
-        if len(self._zf.infolist()) > cap:
-            n = len(self._zf.infolist())
+        if len(infos) > cap:
             self.close()
-            raise ImportFailure(f"zip holds {n} members, over the cap of {cap} ({LoadLimits.setting('max_members')})")
+            raise ImportFailure(f"zip holds {len(infos)} members, over the cap of {cap} "
+                                f"({LoadLimits.setting('max_members')})")
+        size = path.stat().st_size
+        if infos and all(not 0 <= i.header_offset < size for i in infos):
+            self.close()
+            raise ImportFailure("not a readable zip archive: its directory points outside the file "
+                                "(truncated or corrupt)")
 
     def __enter__(self) -> EvalZip:
         return self
@@ -781,7 +787,7 @@ class InspectJsonImporter:
         if path.stat().st_size == 0:
             raise ImportFailure("file is empty")
         with path.open("rb") as raw:
-            fh = guard.Utf8RepairReader(raw)  # invalid bytes become U+FFFD (counted), not a failure
+            fh = guard.Utf8RepairReader(raw, count=False)  # invalid bytes become U+FFFD, not a failure
             try:
                 header = _stream_json_header(fh)
             except (ijson.JSONError, ValueError) as exc:
@@ -790,7 +796,7 @@ class InspectJsonImporter:
             raise ImportFailure("not an Inspect log: no 'eval' header")
         i = -1
         with path.open("rb") as raw:
-            fh = guard.Utf8RepairReader(raw)
+            fh = guard.Utf8RepairReader(raw)  # counted on this pass, which reads the whole file
             try:
                 for i, sample in enumerate(ijson.items(fh, "samples.item", use_float=True)):
                     if ctx.cancel.cancelled:
