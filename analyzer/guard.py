@@ -4,9 +4,9 @@ The loader opens a :func:`guarding` scope around each file it reads. Inside it,
 
 * :func:`limits` gives the per-file caps (:class:`analyzer.settings.LoadLimits`) to any
   importer helper without threading them through every call;
-* :func:`dumps` serialises a value to JSON and, when the value is nested deeper than the
-  frames' writer can go (orjson stops at 254 levels), cuts it at ``max_depth`` and puts the
-  marker ``"[nesting cut at depth N]"`` in place of each cut value;
+* :func:`limit_depth` (on each parsed document) and :func:`dumps` (on each value written)
+  cut values nested deeper than the frames' writer can go (orjson stops at 254 levels) at
+  ``max_depth`` and put the marker ``"[nesting cut at depth N]"`` in place of each cut value;
 * :func:`decode_utf8` and :class:`Utf8RepairReader` replace bytes that are not UTF-8 with
   U+FFFD instead of refusing the file;
 * :func:`inflate_capped` reads a decompressing stream in chunks and refuses it as soon as
@@ -140,6 +140,31 @@ def cut_nesting(value: Any, max_depth: int | None = None) -> Any:
     if guard is not None:
         guard.nesting_cuts += cuts
     return out
+
+
+_DEPTH_CHECK_MAX_BYTES = 64 * 1024 * 1024
+
+
+def limit_depth(value: Any, text_bytes: int) -> Any:
+    """``value`` itself, or a cut copy when it is nested deeper than a JSON writer can go.
+
+    Called on each freshly parsed document or line so that no importer ever walks (or
+    ``repr``s) a 1,000-level value. The check is one C-speed ``orjson.dumps`` (it fails past
+    254 levels); only a value that fails it is walked and cut at ``max_depth``. Documents
+    over 64 MB of text are not checked here (the extra copy would cost too much memory);
+    their values are still cut when written (:func:`dumps`).
+
+    Args:
+        value: A parsed JSON value.
+        text_bytes: Length of the text it was parsed from (short texts cannot be deep).
+    """
+    if not isinstance(value, (dict, list)) or text_bytes <= 2 * 254 or text_bytes > _DEPTH_CHECK_MAX_BYTES:
+        return value
+    try:
+        orjson.dumps(value)
+    except TypeError:
+        return cut_nesting(value)
+    return value
 
 
 def dumps(value: Any, option: int | None = None) -> str:

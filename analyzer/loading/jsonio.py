@@ -44,13 +44,17 @@ def decode_text(raw: bytes, where: str = "file") -> str:
 
 
 def parse_json(raw: bytes | str, where: str = "file") -> Any:
-    """Parse one JSON value with clear errors for empty, truncated and too-deep input."""
+    """Parse one JSON value with clear errors for empty, truncated and too-deep input.
+
+    Nesting past 1,024 levels is refused; nesting past 254 levels (what can be written back)
+    is cut at ``load_limits.max_depth`` and marked (see :func:`analyzer.guard.limit_depth`).
+    """
     if isinstance(raw, bytes):
         raw = decode_text(raw, where)
     if not raw.strip():
         raise ImportFailure(f"{where} is empty")
     try:
-        return orjson.loads(raw)
+        return guard.limit_depth(orjson.loads(raw), len(raw))
     except orjson.JSONDecodeError as exc:
         msg = _where_in(str(exc), where)
         low = msg.lower()
