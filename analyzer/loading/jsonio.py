@@ -70,6 +70,7 @@ _POSITION = re.compile(r": line (\d+) column (\d+) \(char \d+\)$")
 
 def _where_in(msg: str, where: str) -> str:
     """Rewrite orjson's ``: line 1 column 7 (char 6)`` suffix into plain words."""
+    msg = msg.replace("unexpected content after document", "more data after the end of the JSON value")
     m = _POSITION.search(msg)
     if not m:
         return msg
