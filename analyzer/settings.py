@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,89 @@ def settings_path() -> Path:
     return data_dir() / SETTINGS_FILE
 
 
+_MB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class LoadLimits:
+    """Per-file caps checked before (or while) a trace file is read.
+
+    Each cap is refused with an error naming it and its setting (``load_limits.<name>`` in
+    ``settings.json``); every one has a safe default. Sizes are in bytes.
+
+    Attributes:
+        max_file_bytes: Largest file read at all.
+        max_document_bytes: Largest JSON document parsed whole (bigger ones must be JSONL).
+        max_line_bytes: Longest JSONL line parsed; longer lines are reported and skipped.
+        max_depth: Deepest nesting kept: values nested deeper are cut when serialised and
+            replaced by the marker ``"[nesting cut at depth N]"`` (the frames' JSON writer
+            cannot go past 254 levels; 200 leaves room for the wrapping objects).
+        max_members: Most members read from one zip archive (an Inspect ``.eval``).
+        max_member_bytes: Largest inflated size of one compressed member, checked against
+            the archive's directory before inflating and again while inflating.
+        max_inflate_ratio: Largest inflated/compressed ratio of a member, checked while
+            inflating once ``ratio_floor_bytes`` have come out (a zip bomb is refused as soon
+            as it crosses the ratio, before it fills memory).
+        ratio_floor_bytes: Inflated size below which the ratio is not checked (small members
+            of repetitive JSON legitimately compress far better than 1:250).
+        isolate_min_bytes: Files at least this large are read in a worker process bounded
+            by ``max_worker_seconds`` and ``max_worker_memory_bytes``; smaller files are read
+            in-process (a worker costs a process start). 0 isolates every file; a negative
+            value isolates none.
+        isolate_compressed_min_bytes: The same threshold for compressed files (``.eval``,
+            ``.zip``, ``.gz``), whose content can inflate far beyond their size.
+        max_worker_seconds: Longest time one file may take in a worker before it is stopped.
+        max_worker_memory_bytes: Address-space cap of the worker process (``RLIMIT_AS``).
+    """
+
+    max_file_bytes: int = 8 * 1024 * _MB
+    max_document_bytes: int = 512 * _MB
+    max_line_bytes: int = 64 * _MB
+    max_depth: int = 200
+    max_members: int = 200_000
+    max_member_bytes: int = 256 * _MB
+    max_inflate_ratio: float = 250.0
+    ratio_floor_bytes: int = 8 * _MB
+    isolate_min_bytes: int = 16 * _MB
+    isolate_compressed_min_bytes: int = 256 * 1024
+    max_worker_seconds: float = 600.0
+    max_worker_memory_bytes: int = 8 * 1024 * _MB
+
+    @staticmethod
+    def setting(name: str) -> str:
+        """Where a cap is set, for error messages (``settings.json: load_limits.max_depth``)."""
+        return f"settings.json: load_limits.{name}"
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON object of the caps."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_json(cls, obj: Any) -> LoadLimits:
+        """Caps from a parsed JSON object; unknown keys and wrong types keep the defaults."""
+        if not isinstance(obj, dict):
+            return cls()
+        out = cls()
+        for f in fields(cls):
+            value = obj.get(f.name)
+            default = getattr(out, f.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            if isinstance(default, int) and not float(value).is_integer():
+                continue
+            out = replace(out, **{f.name: type(default)(value)})
+        return out
+
+
+def format_bytes(n: float) -> str:
+    """Human size of a byte count (``512 MB``, ``1 GB``, ``300 KB``, ``2000 bytes``)."""
+    for unit, size in (("GB", 1024 * _MB), ("MB", _MB), ("KB", 1024)):
+        if abs(n) >= 10 * size or (abs(n) >= size and (n / size).is_integer()):
+            value = n / size
+            return f"{value:.0f} {unit}" if value >= 10 or value.is_integer() else f"{value:.1f} {unit}"
+    return f"{n:.0f} bytes"
+
+
 @dataclass
 class Settings:
     """Persistent user choices.
@@ -67,11 +150,13 @@ class Settings:
         judge_model: Packaged judge model name (``"gemma3-270m"``, ``"smollm2-135m"``) or a
             path to any ``.gguf`` file; None means the built-in default.
         embedder: Embedder name or model folder; None means the built-in default.
+        load_limits: Per-file caps of the loader (``load_limits`` object in the file).
         extra: Keys written by other parts of the app, kept as they are.
     """
 
     judge_model: str | None = None
     embedder: str | None = None
+    load_limits: LoadLimits = field(default_factory=LoadLimits)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -79,6 +164,8 @@ class Settings:
         out: dict[str, Any] = dict(self.extra)
         out["judge_model"] = self.judge_model
         out["embedder"] = self.embedder
+        if self.load_limits != LoadLimits():
+            out["load_limits"] = self.load_limits.to_json()
         return out
 
     @classmethod
@@ -88,10 +175,11 @@ class Settings:
             return cls()
         judge = obj.get("judge_model")
         embedder = obj.get("embedder")
-        extra = {k: v for k, v in obj.items() if k not in {"judge_model", "embedder"}}
+        extra = {k: v for k, v in obj.items() if k not in {"judge_model", "embedder", "load_limits"}}
         return cls(
             judge_model=judge if isinstance(judge, str) and judge else None,
             embedder=embedder if isinstance(embedder, str) and embedder else None,
+            load_limits=LoadLimits.from_json(obj.get("load_limits")),
             extra=extra,
         )
 

@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 import polars as pl
 
+from analyzer import guard
 from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS, ColumnSpec, schema_of
 from analyzer.schema.models import Step, Trajectory
 
@@ -26,7 +27,8 @@ def frame_from_rows(rows: Sequence[Mapping[str, Any]], columns: tuple[ColumnSpec
 
 
 def _json(value: Mapping[str, Any]) -> str | None:
-    return orjson.dumps(value, default=str).decode() if value else None
+    """JSON text of a metadata object; nesting past ``load_limits.max_depth`` is cut and marked."""
+    return guard.dumps(value) if value else None
 
 
 def trace_row(t: Trajectory) -> dict[str, Any]:

@@ -54,8 +54,20 @@ class ParsedCache:
         errors = [LoadError(file=str(path), record=e["record"], importer=e["importer"], reason=e["reason"]) for e in errs]
         return traces, steps, errors
 
-    def put(self, digest: str, importer_id: str, traces: pl.DataFrame, steps: pl.DataFrame, errors: list[LoadError]) -> None:
-        """Store frames atomically (write to a temp dir, then rename)."""
+    def get_notes(self, digest: str, importer_id: str) -> list[str]:
+        """Notes stored with a file's frames (repairs made while reading)."""
+        try:
+            notes = orjson.loads((self._dir(digest, importer_id) / "notes.json").read_bytes())
+        except Exception:
+            return []
+        return [n for n in notes if isinstance(n, str)] if isinstance(notes, list) else []
+
+    def put(self, digest: str, importer_id: str, traces: pl.DataFrame, steps: pl.DataFrame,
+            errors: list[LoadError], notes: list[str] | None = None) -> None:
+        """Store frames atomically (write to a temp dir, then rename).
+
+        ``notes`` are the loader's notes about the file (repairs made while reading).
+        """
         d = self._dir(digest, importer_id)
         tmp = d.with_name(d.name + f".tmp{os.getpid()}")
         try:
@@ -63,6 +75,8 @@ class ParsedCache:
             traces.write_parquet(tmp / "traces.parquet")
             steps.write_parquet(tmp / "steps.parquet")
             (tmp / "errors.json").write_bytes(orjson.dumps([e.to_dict() for e in errors]))
+            if notes:
+                (tmp / "notes.json").write_bytes(orjson.dumps(notes))
             if d.exists():
                 shutil.rmtree(d, ignore_errors=True)
             tmp.rename(d)

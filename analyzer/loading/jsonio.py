@@ -17,36 +17,44 @@ from typing import Any
 
 import orjson
 
+from analyzer import guard
 from analyzer.errors import ImportFailure
 from analyzer.plugin_host.protocols import ImportContext
+from analyzer.settings import LoadLimits, format_bytes
 
-MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
-"""Largest single JSON document read whole (bigger files must be JSONL or a zip)."""
+MAX_DOCUMENT_BYTES = LoadLimits().max_document_bytes
+"""Default largest JSON document read whole (``load_limits.max_document_bytes``)."""
 
-MAX_LINE_BYTES = 64 * 1024 * 1024
-"""Longest JSONL line parsed; longer lines are reported and skipped without being held."""
+MAX_LINE_BYTES = LoadLimits().max_line_bytes
+"""Default longest JSONL line parsed (``load_limits.max_line_bytes``); longer lines are
+reported and skipped without being held."""
 
 _CHUNK = 1 << 20
 
 
 def decode_text(raw: bytes, where: str = "file") -> str:
-    """Decode bytes as UTF-8 (BOM allowed) or raise a plain-words failure."""
+    """Decode bytes as UTF-8 (BOM allowed); bytes that are not UTF-8 become U+FFFD (counted).
+
+    Raises:
+        ImportFailure: When the bytes look binary (NUL bytes near the start).
+    """
     if b"\x00" in raw[:8192]:
         raise ImportFailure(f"{where} looks binary (contains NUL bytes), not JSON text")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ImportFailure(f"{where} is not valid UTF-8 (byte {exc.start})") from None
+    return guard.decode_utf8(raw)
 
 
 def parse_json(raw: bytes | str, where: str = "file") -> Any:
-    """Parse one JSON value with clear errors for empty, truncated and too-deep input."""
+    """Parse one JSON value with clear errors for empty, truncated and too-deep input.
+
+    Nesting past 1,024 levels is refused; nesting past 254 levels (what can be written back)
+    is cut at ``load_limits.max_depth`` and marked (see :func:`analyzer.guard.limit_depth`).
+    """
     if isinstance(raw, bytes):
         raw = decode_text(raw, where)
     if not raw.strip():
         raise ImportFailure(f"{where} is empty")
     try:
-        return orjson.loads(raw)
+        return guard.limit_depth(orjson.loads(raw), len(raw))
     except orjson.JSONDecodeError as exc:
         msg = _where_in(str(exc), where)
         low = msg.lower()
@@ -62,6 +70,7 @@ _POSITION = re.compile(r": line (\d+) column (\d+) \(char \d+\)$")
 
 def _where_in(msg: str, where: str) -> str:
     """Rewrite orjson's ``: line 1 column 7 (char 6)`` suffix into plain words."""
+    msg = msg.replace("unexpected content after document", "more data after the end of the JSON value")
     m = _POSITION.search(msg)
     if not m:
         return msg
@@ -70,23 +79,33 @@ def _where_in(msg: str, where: str) -> str:
     return f"{msg[: m.start()]} {pos}"
 
 
-def read_json_document(path: Path, max_bytes: int = MAX_DOCUMENT_BYTES) -> Any:
-    """Read a whole-file JSON document with a size cap."""
+def read_json_document(path: Path, max_bytes: int | None = None) -> Any:
+    """Read a whole-file JSON document with a size cap (default ``load_limits.max_document_bytes``)."""
+    if max_bytes is None:
+        max_bytes = guard.limits().max_document_bytes
     size = path.stat().st_size
     if size == 0:
         raise ImportFailure("file is empty")
     if size > max_bytes:
-        raise ImportFailure(f"file is {size / 1e6:.0f} MB, over the {max_bytes / 1e6:.0f} MB limit for one JSON document")
+        raise ImportFailure(f"file is {format_bytes(size)}, over the {format_bytes(max_bytes)} cap for one JSON "
+                            f"document ({LoadLimits.setting('max_document_bytes')}); write it as JSONL instead")
     return parse_json(path.read_bytes(), "file")
 
 
-def iter_jsonl(path: Path, ctx: ImportContext, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[int, Any]]:
+def _too_long(max_line_bytes: int) -> str:
+    return (f"line is longer than {format_bytes(max_line_bytes)}, the cap "
+            f"({LoadLimits.setting('max_line_bytes')}); skipped")
+
+
+def iter_jsonl(path: Path, ctx: ImportContext, max_line_bytes: int | None = None) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, value)`` for each good line of a JSONL file, streaming.
 
-    Bad lines (invalid JSON, not UTF-8, over ``max_line_bytes``) are reported through
-    ``ctx.error`` as ``line N`` and skipped. Blank lines are ignored. The cancel token is
-    checked every line.
+    Bad lines (invalid JSON, over ``max_line_bytes``, default ``load_limits.max_line_bytes``)
+    are reported through ``ctx.error`` as ``line N`` and skipped; bytes that are not UTF-8 are
+    replaced. Blank lines are ignored. The cancel token is checked every line.
     """
+    if max_line_bytes is None:
+        max_line_bytes = guard.limits().max_line_bytes
     with path.open("rb") as fh:
         lineno = 0
         while True:
@@ -102,7 +121,7 @@ def iter_jsonl(path: Path, ctx: ImportContext, max_line_bytes: int = MAX_LINE_BY
                     chunk = fh.readline(_CHUNK)
                     if not chunk or chunk.endswith(b"\n"):
                         break
-                ctx.error(f"line {lineno}", f"line is longer than {max_line_bytes // (1024 * 1024)} MB; skipped")
+                ctx.error(f"line {lineno}", _too_long(max_line_bytes))
                 continue
             if not line.strip():
                 continue
@@ -120,7 +139,7 @@ def iter_line_chunks(
     path: Path,
     ctx: ImportContext,
     chunk_bytes: int = LINE_CHUNK_BYTES,
-    max_line_bytes: int = MAX_LINE_BYTES,
+    max_line_bytes: int | None = None,
 ) -> Iterator[tuple[int, int, bytes]]:
     """Yield ``(first_line_number, n_lines, block)`` for blocks of whole lines of a JSONL file.
 
@@ -136,12 +155,14 @@ def iter_line_chunks(
         path: JSONL file.
         ctx: Import context receiving per-line errors.
         chunk_bytes: Target block size.
-        max_line_bytes: Longest line passed on.
+        max_line_bytes: Longest line passed on (default ``load_limits.max_line_bytes``).
 
     Raises:
         ImportFailure: When the file cannot be mapped.
     """
-    too_long = f"line is longer than {max_line_bytes // (1024 * 1024)} MB; skipped"
+    if max_line_bytes is None:
+        max_line_bytes = guard.limits().max_line_bytes
+    too_long = _too_long(max_line_bytes)
     with path.open("rb") as fh:
         size = os.fstat(fh.fileno()).st_size
         if size == 0:
@@ -259,7 +280,7 @@ def as_text(value: Any) -> str:
                         parts.append(p[key])
                         break
                 else:
-                    parts.append(orjson.dumps(p, default=str).decode())
+                    parts.append(guard.dumps(p))
             else:
                 parts.append(str(p))
         return "\n".join(parts)
@@ -267,7 +288,7 @@ def as_text(value: Any) -> str:
         for key in ("text", "content"):
             if isinstance(value.get(key), str):
                 return str(value[key])
-        return orjson.dumps(value, default=str).decode()
+        return guard.dumps(value)
     return str(value)
 
 
@@ -277,7 +298,7 @@ def args_text(value: Any) -> str | None:
         return None
     if isinstance(value, str):
         return value
-    return orjson.dumps(value, default=str).decode()
+    return guard.dumps(value)
 
 
 def iter_records(path: Path, ctx: ImportContext, shape_error: str) -> Iterator[tuple[str, Any]]:

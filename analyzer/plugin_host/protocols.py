@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import polars as pl
 
+from analyzer.errors import ImportFailure
 from analyzer.jobs import CancelToken, NeverCancel
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Trajectory
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -33,6 +36,27 @@ class ImportContext:
     def error(self, record: str | None, reason: str) -> None:
         """Report a bad record and go on with the next one."""
         self.errors.append((record, reason))
+
+    def guarded(self, record: str, convert: Callable[..., T], *args: Any) -> T | None:
+        """Run one record's conversion so that a failure costs that record only.
+
+        ``convert(*args)`` is returned; if it raises, the problem is reported for ``record``
+        (``unexpected content (TypeError: ...); record skipped``) and None is returned. An
+        :class:`analyzer.errors.ImportFailure` naming a record is reported for that record; one
+        naming none is about the whole file and propagates.
+        """
+        try:
+            return convert(*args)
+        except ImportFailure as exc:
+            if exc.record is None:
+                raise
+            self.error(exc.record, exc.reason)
+        except RecursionError:
+            self.error(record, "record is nested too deeply to read safely; record skipped")
+        except Exception as exc:  # an importer bug or an unforeseen shape: this record only
+            text = " ".join(str(exc).split())[:300]
+            self.error(record, f"unexpected content ({type(exc).__name__}: {text}); record skipped")
+        return None
 
 
 @runtime_checkable

@@ -67,7 +67,8 @@ def read_json_values(path: Path, ctx: ImportContext, max_bytes: int = MAX_DOCUME
         reason = exc.reason
     else:
         return [("$", _stdlib_loads(decode_text(raw, "file"), "file") if exact else doc)]
-    if "unexpected content after document" not in reason and "trailing" not in reason:
+    if ("unexpected content after document" not in reason and "more data after the end" not in reason
+            and "trailing" not in reason):
         raise ImportFailure(reason)
     return _concatenated(decode_text(raw, "file"), ctx)
 

@@ -261,19 +261,19 @@ class AtifImporter:
         """Yield the trajectories of an ATIF file."""
         if path.suffix.lower() in (".jsonl", ".ndjson"):
             for lineno, obj in iter_jsonl(path, ctx):
-                t = to_trajectory(obj, f"line {lineno}", path, ctx)
+                t = ctx.guarded(f"line {lineno}", to_trajectory, obj, f"line {lineno}", path, ctx)
                 if t is not None:
                     yield t
             return
         doc = read_json_document(path)
         if isinstance(doc, list):
             for i, obj in enumerate(doc):
-                t = to_trajectory(obj, f"[{i}]", path, ctx)
+                t = ctx.guarded(f"[{i}]", to_trajectory, obj, f"[{i}]", path, ctx)
                 if t is not None:
                     yield t
             return
         if not isinstance(doc, dict):
             raise ImportFailure("expected an ATIF trajectory object or a list of them")
-        t = to_trajectory(doc, "$", path, ctx)
+        t = ctx.guarded("$", to_trajectory, doc, "$", path, ctx)
         if t is not None:
             yield t

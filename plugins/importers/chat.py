@@ -465,7 +465,7 @@ class ChatImporter:
         """Yield one trajectory per run."""
         if path.suffix.lower() in (".jsonl", ".ndjson"):
             for lineno, obj in iter_jsonl(path, ctx):
-                t = run_to_trajectory(obj, f"line {lineno}", ctx)
+                t = ctx.guarded(f"line {lineno}", run_to_trajectory, obj, f"line {lineno}", ctx)
                 if t is not None:
                     yield t
             return
@@ -474,12 +474,12 @@ class ChatImporter:
             for i, obj in enumerate(doc):
                 if ctx.cancel.cancelled:
                     return
-                t = run_to_trajectory(obj, f"[{i}]", ctx)
+                t = ctx.guarded(f"[{i}]", run_to_trajectory, obj, f"[{i}]", ctx)
                 if t is not None:
                     yield t
             return
         if isinstance(doc, (list, dict)):
-            t = run_to_trajectory(doc, "$", ctx)
+            t = ctx.guarded("$", run_to_trajectory, doc, "$", ctx)
             if t is not None:
                 yield t
             return

@@ -176,9 +176,11 @@ class ClaudeCodeImporter:
         """Yield the session as one trajectory."""
         session = _Session()
         for lineno, obj in iter_jsonl(path, ctx):
-            session.add(lineno, obj, ctx)
+            ctx.guarded(f"line {lineno}", session.add, lineno, obj, ctx)
         if ctx.cancel.cancelled:
             return
         if not session.entries:
             raise ImportFailure("no user, assistant or system events in this session file")
-        yield session.trajectory(path)
+        t = ctx.guarded("$", session.trajectory, path)
+        if t is not None:
+            yield t

@@ -157,7 +157,7 @@ class GenericImporter:
     def _read_objects(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         if path.suffix.lower() in _LINES_SUFFIXES:
             for lineno, obj in iter_jsonl(path, ctx):
-                t = self._one(obj, f"line {lineno}", ctx)
+                t = ctx.guarded(f"line {lineno}", self._one, obj, f"line {lineno}", ctx)
                 if t is not None:
                     yield t
             return
@@ -175,7 +175,7 @@ class GenericImporter:
             version = doc.get("schema_version")
             if version is not None and not supported_version(version):
                 raise ImportFailure(version_error(version))
-            t = self._one(doc, "$", ctx)
+            t = ctx.guarded("$", self._one, doc, "$", ctx)
             if t is not None:
                 yield t
             return
@@ -184,7 +184,7 @@ class GenericImporter:
         for i, obj in enumerate(items):
             if ctx.cancel.cancelled:
                 return
-            t = self._one(obj, f"trajectories[{i}]", ctx)
+            t = ctx.guarded(f"trajectories[{i}]", self._one, obj, f"trajectories[{i}]", ctx)
             if t is not None:
                 yield t
 

@@ -29,12 +29,12 @@ from typing import Any
 import orjson
 import polars as pl
 
+from analyzer import guard
 from analyzer.errors import ImportFailure
 from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS
 from analyzer.loading.jsonio import (
     LINE_CHUNK_BYTES,
-    MAX_LINE_BYTES,
     iter_line_chunks,
     line_stats,
     parse_json,
@@ -78,7 +78,8 @@ def supported_version(value: object) -> bool:
 
 def version_error(value: object) -> str:
     """Plain-words reason for an unsupported ``schema_version``."""
-    return f"unsupported schema_version {value!r} (this TrajScope reads {_MAJOR}.x)"
+    shown = repr(value)[:60] if isinstance(value, (str, int, float, bool)) or value is None else _short(value)
+    return f"unsupported schema_version {shown} (this TrajScope reads {_MAJOR}.x)"
 
 
 # ---- per-line checks (the reference semantics; the vectorised path mirrors them) ----------
@@ -93,9 +94,14 @@ def _coerce(name: str, value: Any, dtype: Any) -> Any:
             return "true" if value else "false"
         if isinstance(value, int | float):
             return str(value)
-        return json.dumps(value, ensure_ascii=False)  # the same text polars writes for nested values
+        try:  # the same text polars writes for nested values
+            return json.dumps(value, ensure_ascii=False)
+        except RecursionError:
+            return json.dumps(guard.cut_nesting(value), ensure_ascii=False)
     if dtype == pl.Int64:
         if isinstance(value, int) and not isinstance(value, bool):
+            if not _INT64_MIN <= value <= _INT64_MAX:
+                raise ImportFailure(f"field {name}: integer {_short(value)} is out of range (64-bit signed)")
             return value
         raise ImportFailure(f"field {name}: expected an integer, got {type(value).__name__} {_short(value)}")
     if dtype == pl.Float64:
@@ -109,8 +115,11 @@ def _coerce(name: str, value: Any, dtype: Any) -> Any:
     return value  # pragma: no cover - every declared dtype is handled above
 
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
 def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else orjson.dumps(value, default=str).decode()
+    text = value if isinstance(value, str) else guard.dumps(value)
     return repr(text[:40] + ("..." if len(text) > 40 else ""))
 
 
@@ -323,7 +332,7 @@ def read_whole(path: Path, ctx: ImportContext) -> pl.DataFrame | None:
         except Exception:
             df = None
         stats = stats_job.result()
-    if df is None or ctx.cancel.cancelled or stats.bom or stats.longest_bound > MAX_LINE_BYTES:
+    if df is None or ctx.cancel.cancelled or stats.bom or stats.longest_bound > guard.limits().max_line_bytes:
         return None
     if df.height != stats.n_lines or df.select(_invalid_rows().any()).item():
         return None

@@ -48,11 +48,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-import orjson
-
+from analyzer import guard
 from analyzer.errors import ImportFailure
 from analyzer.loading.jsonio import (
-    MAX_DOCUMENT_BYTES,
     args_text,
     as_text,
     first_json_char,
@@ -61,12 +59,14 @@ from analyzer.loading.jsonio import (
 )
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
+from analyzer.settings import LoadLimits, format_bytes
 
 ZIP_METHOD_ZSTD = 93
 """Zip compression method id of Zstandard (APPNOTE 4.4.5)."""
 
-MAX_MEMBER_BYTES = MAX_DOCUMENT_BYTES
-"""Largest uncompressed sample member decompressed (bigger members are reported and skipped)."""
+MAX_MEMBER_BYTES = LoadLimits().max_member_bytes
+"""Default largest inflated member (``load_limits.max_member_bytes``; bigger members are
+reported and skipped, checked against the directory and again while inflating)."""
 
 _LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
 _LOCAL_SIG = 0x04034B50
@@ -119,7 +119,7 @@ def score_outcome(value: Any) -> tuple[Outcome, float | None, str | None]:
             return Outcome.UNKNOWN, None, value
         out, _, _ = score_outcome(num)
         return out, num, value
-    return Outcome.UNKNOWN, None, orjson.dumps(value, default=str).decode()
+    return Outcome.UNKNOWN, None, guard.dumps(value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -155,9 +155,21 @@ class EvalZip:
         self._fh: IO[bytes] = path.open("rb")
         try:
             self._zf = zipfile.ZipFile(self._fh)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        except Exception as exc:  # BadZipFile, OSError, NotImplementedError ... on a corrupt directory
             self._fh.close()
-            raise ImportFailure(f"not a readable zip archive: the .eval file is truncated or corrupt ({exc})") from None
+            raise ImportFailure(f"not a readable zip archive: the .eval file is truncated or corrupt "
+                                f"({type(exc).__name__}: {exc})") from None
+        infos = self._zf.infolist()
+        cap = guard.limits().max_members
+        if len(infos) > cap:
+            self.close()
+            raise ImportFailure(f"zip holds {len(infos)} members, over the cap of {cap} "
+                                f"({LoadLimits.setting('max_members')})")
+        size = path.stat().st_size
+        if infos and all(not 0 <= i.header_offset < size for i in infos):
+            self.close()
+            raise ImportFailure("not a readable zip archive: its directory points outside the file "
+                                "(truncated or corrupt)")
 
     def __enter__(self) -> EvalZip:
         return self
@@ -192,20 +204,30 @@ class EvalZip:
             info = self._zf.getinfo(name)
         except KeyError:
             raise ImportFailure("member not found in the zip", record=name) from None
-        if info.file_size > MAX_MEMBER_BYTES:
-            raise ImportFailure(f"member is {info.file_size / 1e6:.0f} MB uncompressed, over the "
-                                f"{MAX_MEMBER_BYTES / 1e6:.0f} MB limit", record=name)
+        cap = guard.limits().max_member_bytes
+        if info.file_size > cap:
+            raise ImportFailure(f"member is {format_bytes(info.file_size)} uncompressed, over the "
+                                f"{format_bytes(cap)} cap ({LoadLimits.setting('max_member_bytes')}); "
+                                "refused before inflating", record=name)
         if info.compress_type == ZIP_METHOD_ZSTD:
             return self._read_zstd(info)
         try:
-            return self._zf.read(info)
+            with self._zf.open(info) as member:
+                return guard.inflate_capped(member.read, info.compress_size, name, info.file_size)
+        except ImportFailure:
+            raise
         except NotImplementedError:
             raise ImportFailure(f"unsupported zip compression method {info.compress_type}", record=name) from None
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
-            raise ImportFailure(f"cannot decompress member ({exc})", record=name) from None
+        except Exception as exc:  # BadZipFile, zlib.error, EOFError, OSError (bad offsets) ...
+            raise ImportFailure(f"cannot decompress member ({type(exc).__name__}: {exc})", record=name) from None
 
     def _raw(self, info: zipfile.ZipInfo) -> bytes:
-        self._fh.seek(info.header_offset)
+        if info.header_offset < 0 or info.compress_size < 0:
+            raise ImportFailure("zip directory gives a negative offset or size (file corrupt)", record=info.filename)
+        try:
+            self._fh.seek(info.header_offset)
+        except (OSError, ValueError, OverflowError) as exc:
+            raise ImportFailure(f"zip directory points outside the file ({exc})", record=info.filename) from None
         head = self._fh.read(_LOCAL_HEADER.size)
         if len(head) < _LOCAL_HEADER.size or _LOCAL_HEADER.unpack(head)[0] != _LOCAL_SIG:
             raise ImportFailure("local file header is missing (file truncated or corrupt)", record=info.filename)
@@ -221,15 +243,10 @@ class EvalZip:
         import zstandard  # only needed for zstd members
 
         data = self._raw(info)
-        out = bytearray()
         try:
             reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data), read_across_frames=True)
             with reader:
-                while len(out) <= info.file_size:
-                    chunk = reader.read(max(1 << 16, info.file_size + 1 - len(out)))
-                    if not chunk:
-                        break
-                    out += chunk
+                out = guard.inflate_capped(reader.read, len(data), info.filename, info.file_size)
         except zstandard.ZstdError as exc:
             raise ImportFailure(f"cannot decompress zstd member ({exc})", record=info.filename) from None
         if len(out) != info.file_size:
@@ -237,7 +254,7 @@ class EvalZip:
                                 f"{info.file_size}", record=info.filename)
         if zlib.crc32(out) != info.CRC:
             raise ImportFailure("zstd member fails its CRC check (corrupt data)", record=info.filename)
-        return bytes(out)
+        return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -609,8 +626,9 @@ def sample_to_trajectory(sample: Any, header: Mapping[str, Any], record: str) ->
 def _one(sample: Any, header: Mapping[str, Any], record: str, ctx: ImportContext) -> Trajectory | None:
     try:
         return sample_to_trajectory(sample, header, record)
-    except (ValueError, TypeError, KeyError, AttributeError) as exc:
-        reason = str(exc) if isinstance(exc, ValueError) else f"unexpected sample shape ({type(exc).__name__}: {exc})"
+    except Exception as exc:  # a bad sample costs only itself
+        reason = (str(exc) if type(exc) is ValueError
+                  else f"unexpected sample shape ({type(exc).__name__}: {exc})")
         ctx.error(record, f"{reason}; sample skipped")
         return None
 
@@ -631,7 +649,7 @@ class InspectEvalImporter:
         try:
             with zipfile.ZipFile(path) as zf:
                 return any(_is_inspect_name(n) for n in zf.namelist())
-        except (zipfile.BadZipFile, OSError, ValueError):
+        except Exception:  # any corrupt directory: not claimed by its contents
             return False
 
     def _header(self, z: EvalZip, ctx: ImportContext) -> dict[str, Any]:
@@ -680,7 +698,7 @@ def _first_line(exc: Exception) -> str:
 _HEADER_KEYS = frozenset({"version", "status", "eval", "plan", "results", "stats", "error"})
 
 
-def _stream_json_header(fh: IO[bytes]) -> dict[str, Any]:
+def _stream_json_header(fh: guard.Utf8RepairReader | IO[bytes]) -> dict[str, Any]:
     """Top-level keys of an Inspect JSON log except ``samples``, reading as little as possible."""
     import ijson
     from ijson.common import ObjectBuilder
@@ -768,15 +786,17 @@ class InspectJsonImporter:
 
         if path.stat().st_size == 0:
             raise ImportFailure("file is empty")
-        with path.open("rb") as fh:
+        with path.open("rb") as raw:
+            fh = guard.Utf8RepairReader(raw, count=False)  # invalid bytes become U+FFFD, not a failure
             try:
                 header = _stream_json_header(fh)
-            except ijson.JSONError as exc:
+            except (ijson.JSONError, ValueError) as exc:
                 raise ImportFailure(f"file is not valid JSON or is truncated ({_first_line(exc)})") from None
         if "eval" not in header:
             raise ImportFailure("not an Inspect log: no 'eval' header")
         i = -1
-        with path.open("rb") as fh:
+        with path.open("rb") as raw:
+            fh = guard.Utf8RepairReader(raw)  # counted on this pass, which reads the whole file
             try:
                 for i, sample in enumerate(ijson.items(fh, "samples.item", use_float=True)):
                     if ctx.cancel.cancelled:
@@ -784,7 +804,7 @@ class InspectJsonImporter:
                     t = _one(sample, header, f"samples[{i}]", ctx)
                     if t is not None:
                         yield t
-            except ijson.JSONError as exc:
+            except (ijson.JSONError, ValueError) as exc:
                 ctx.error(f"samples[{i + 1}]", f"file is not valid JSON or is truncated here "
                           f"({_first_line(exc)}); later samples skipped")
                 return

@@ -325,6 +325,11 @@ def _outcome(test_result: Any, error: Any, final_state: str | None,
     return Outcome.UNKNOWN, f"agent_state={final_state}" if final_state else None, None
 
 
+def _read_run(history: Any, wrapper: dict[str, Any], record: str, ctx: ImportContext) -> Trajectory:
+    """One run from its event list (a failure costs this run only, see ``ctx.guarded``)."""
+    return _to_trajectory(_events(history), wrapper, record, ctx)
+
+
 def _to_trajectory(events: list[Any], wrapper: dict[str, Any], record: str, ctx: ImportContext) -> Trajectory:
     b = _Builder(ctx, record)
     b.feed(events)
@@ -393,17 +398,19 @@ class OpenHandsImporter:
                     ctx.error(record, f"expected a JSON object, got {type(obj).__name__}")
                 elif not isinstance(obj.get("history"), list):
                     ctx.error(record, "no 'history' list of events")
-                else:
-                    yield _to_trajectory(_events(obj["history"]), obj, record, ctx)
+                elif (t := ctx.guarded(record, _read_run, obj["history"], obj, record, ctx)) is not None:
+                    yield t
             return
         doc = read_json_document(path)
         if isinstance(doc, list):
-            yield _to_trajectory(_events(doc), {}, "$", ctx)
+            if (t := ctx.guarded("$", _read_run, doc, {}, "$", ctx)) is not None:
+                yield t
             return
         if not isinstance(doc, dict):
             raise ImportFailure("expected a list of OpenHands events or an object with a 'history' list")
         for key in ("history", "trajectory", "events"):
             if isinstance(doc.get(key), list):
-                yield _to_trajectory(_events(doc[key]), doc, "$", ctx)
+                if (t := ctx.guarded("$", _read_run, doc[key], doc, "$", ctx)) is not None:
+                    yield t
                 return
         raise ImportFailure("no 'history' (or 'trajectory') list of OpenHands events")

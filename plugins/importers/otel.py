@@ -120,7 +120,11 @@ def norm_id(value: Any) -> str | None:
 
 
 def to_ns(value: Any) -> int | None:
-    """Epoch nanoseconds from an int/float (s, ms, us or ns by magnitude), a digit string or ISO text."""
+    """Epoch nanoseconds from an int/float (s, ms, us or ns by magnitude), a digit string or ISO text.
+
+    A number no clock gives (NaN, infinite, beyond the year 10000) and a digit string longer
+    than 19 digits give None; :func:`bad_time` tells such a value from an absent one.
+    """
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, str):
@@ -128,7 +132,7 @@ def to_ns(value: Any) -> int | None:
         if not s:
             return None
         if s.isdigit():
-            return to_ns(int(s))
+            return to_ns(int(s)) if len(s) <= 19 else None
         try:
             dt = datetime.fromisoformat(_ISO_FRACTION.sub(r"\1", s.replace("Z", "+00:00")))
         except ValueError:
@@ -581,13 +585,14 @@ class _Collector:
                 dur = float(d["duration_ms"]) / 1000
             if dur is not None:
                 end = start + int(dur * 1e9)
+        events = _events(d.get("events"))
         hint = d.get("span_kind")
         self._n += 1
         return Span(trace_id=tid, span_id=sid, parent_id=parent if parent != sid else None,
                     name=str(_first(d, "name", "span_name") or ""), start_ns=start, end_ns=end,
                     status=_status(code), status_message=as_text(msg) if msg else "",
                     attrs=attributes(_first(d, "attributes", "span_attributes")), resource=res,
-                    events=_events(d.get("events")), order=self._n,
+                    events=events, order=self._n,
                     kind_hint=hint if isinstance(hint, str) else None, record=rec)
 
 

@@ -361,7 +361,10 @@ class SweAgentImporter:
         return b'"trajectory"' in head or (b'"history"' in head and b'"info"' in head)
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
-        """Yield the one run of a ``.traj`` file."""
+        """Yield the one run of a ``.traj`` file. (a failure inside it is reported as record ``$``)."""
+        yield from ctx.guarded("$", lambda: list(self._read(path, ctx))) or []
+
+    def _read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         doc = read_json_document(path)
         if not isinstance(doc, dict):
             raise ImportFailure("expected a JSON object with a 'trajectory' list (SWE-agent .traj)")
@@ -483,7 +486,10 @@ class MiniSweAgentImporter:
         return b'"messages"' in head and b'"info"' in head
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
-        """Yield the one run of a ``.traj.json`` file."""
+        """Yield the one run of a ``.traj.json`` file. (a failure inside it is reported as record ``$``)."""
+        yield from ctx.guarded("$", lambda: list(self._read(path, ctx))) or []
+
+    def _read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         doc = read_json_document(path)
         if not isinstance(doc, dict):
             raise ImportFailure("expected a JSON object with 'info' and 'messages' (mini-swe-agent .traj.json)")

@@ -115,6 +115,6 @@ class TauBenchImporter:
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per result."""
         for record, obj in iter_records(path, ctx, 'expected a tau-bench result list or object'):
-            t = to_trajectory(obj, record, ctx)
+            t = ctx.guarded(record, to_trajectory, obj, record, ctx)
             if t is not None:
                 yield t

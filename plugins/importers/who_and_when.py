@@ -198,6 +198,6 @@ class WhoAndWhenImporter:
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per Who&When record."""
         for record, obj in iter_records(path, ctx, "expected a Who&When object (with 'history') or a list of them"):
-            t = to_trajectory(obj, record, ctx)
+            t = ctx.guarded(record, to_trajectory, obj, record, ctx)
             if t is not None:
                 yield t

@@ -25,7 +25,6 @@ EXPECTED_ERRORS: dict[str, tuple[str | None, str]] = {
     "empty.json": (None, "file is empty"),
     "truncated.json": (None, "truncated"),
     "truncated_last_line.jsonl": ("line 9", "truncated"),
-    "latin1.json": (None, "not valid UTF-8"),
     "image.json": (None, "binary (a PNG image)"),
     "number.json": (None, "a JSON number"),
     "list_of_ints.json": (None, "a JSON list of 3 numbers"),
@@ -68,8 +67,13 @@ def test_hostile_folder_gives_one_clear_error_per_bad_file_and_loads_every_good_
     # every good run loaded: the samples, the hostile-text run, and the good lines of the truncated file
     ids = set(res.traces["trace_id"].to_list())
     assert {"ops-2024-11-03-etl", "ops-2024-11-03-slo", "trunc-run-1", "trunc-run-2"} <= ids
-    assert res.traces.height == 6
-    assert res.formats == {"generic": 6}
+    # the Latin-1 file loads, its two non-UTF-8 bytes replaced and counted in one note
+    assert res.traces.height == 7
+    assert res.formats == {"generic": 7}
+    latin = res.traces.filter(pl.col("source_file").str.ends_with("latin1.json"))
+    assert latin["task"].to_list() == ["R\ufffdsum\ufffd des fichiers"]
+    assert [n for n in res.notes if "latin1.json" in n] == [
+        f"{HOSTILE / 'latin1.json'}: 2 invalid UTF-8 bytes replaced with U+FFFD"]
     trunc2 = res.steps.filter(pl.col("trace_id") == "trunc-run-2")
     assert trunc2["step"].to_list() == [0, 1, 2, 3]
 
@@ -199,7 +203,8 @@ def test_iter_line_chunks_skips_long_lines_without_holding_them(tmp_path: Path) 
     blocks = list(iter_line_chunks(path, ctx, chunk_bytes=1000, max_line_bytes=2000))
     assert b"".join(b for _, _, b in blocks) == b"short\nafter\n"
     assert [first for first, _, _ in blocks] == [1, 3]
-    assert ctx.errors == [("line 2", "line is longer than 0 MB; skipped"), ("line 4", "line is longer than 0 MB; skipped")]
+    too_long = "line is longer than 2000 bytes, the cap (settings.json: load_limits.max_line_bytes); skipped"
+    assert ctx.errors == [("line 2", too_long), ("line 4", too_long)]
 
 
 def test_iter_line_chunks_stops_when_cancelled(tmp_path: Path) -> None:
