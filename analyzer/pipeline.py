@@ -236,7 +236,7 @@ def analyze_run(
                 judge_model = judge_model or getattr(j, "model_id", None)
     # V(t) from the content only (steps-phase findings: the decisive-phase ones follow the ranker)
     evidence = step_evidence(traj, sig.findings, sig.alignment, judge_values)
-    curve = value_curve(evidence, ranker.params.value_prior, failed=traj.outcome == Outcome.FAILURE)
+    curve = value_curve(evidence, ranker.params.value_prior, outcome=str(traj.outcome))
     note = drop_note(curve, att.decisive_step if att is not None else None)
     return _assemble(traj, att, curve.values, curve.drops, sig.alignment, findings, errors,
                      judge_model, judge_values, p_fail, note)

@@ -29,7 +29,7 @@ from analyzer.detection.text import (
 )
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
-from analyzer.taxonomy import Category
+from analyzer.taxonomy import BY_ID, Category
 
 ERROR_OUTPUT = 3.0
 """Log-LR of a step flagged as an error (``Step.is_error``): one error makes derailment ~20x likelier."""
@@ -72,16 +72,16 @@ ALIGN_SMOOTHING = 0.3
 ALIGN_MIN_WORDS = 3
 """Decision steps with fewer content words carry no alignment evidence."""
 
-RETRY_SUCCEEDS = -2.0
+RETRY_SUCCEEDS = -3.0
 """Log-LR when the action that failed (same tool or same call) is run again without an error."""
 
-NO_RECURRENCE = -1.5
+NO_RECURRENCE = -2.0
 """Log-LR when ``CLEAN_RUN`` observations in a row pass without an error after an error."""
 
 CLEAN_RUN = 2
 """Clean observations in a row after which the error counts as no longer recurring."""
 
-TESTS_PASS = -2.0
+TESTS_PASS = -3.0
 """Log-LR of an observation reporting passing tests after earlier evidence of failure."""
 
 JUDGE_WEIGHT = 0.7
@@ -109,10 +109,11 @@ TERM_LABELS: dict[str, str] = {
     "error": "an error output",
     "recurring": "the same error again",
     "error_text": "error text in the output",
-    "finding": "a {category} finding",
+    "finding": "a finding: {category}",
     "alignment": "falling task alignment",
     "judge": "the judge's value falls",
     "outcome": "the run's recorded failure",
+    "outcome_success": "the run's recorded success",
     "retry": "the failed action now succeeds",
     "no_recurrence": "the error stops recurring",
     "tests_pass": "tests pass",
@@ -134,6 +135,11 @@ class StepEvidence:
     llr: np.ndarray
     terms: dict[str, np.ndarray] = field(default_factory=dict)
     reasons: list[str] = field(default_factory=list)
+
+
+def _title(category: str) -> str:
+    info = BY_ID.get(category)
+    return info.title.lower() if info is not None else category.replace("_", " ")
 
 
 def _looks_like_error(s: Step) -> bool:
@@ -309,6 +315,6 @@ def step_evidence(
         if llr[i] > 0 and col[k] < 0:
             k = int(np.argmax(col))
         name = names[k]
-        reasons.append(TERM_LABELS[name].format(category=finding_cat[i].replace("_", " ")) if name == "finding"
+        reasons.append(TERM_LABELS[name].format(category=_title(finding_cat[i])) if name == "finding"
                        else TERM_LABELS[name])
     return StepEvidence(llr, terms, reasons)

@@ -11,12 +11,13 @@ The filter starts at its stationary point ``pi``, so a run without evidence keep
 curve at ``prior``; an on-track run succeeds with chance ``prior / pi`` and a derailed one
 never does. Recovery evidence (negative llr) brings V back up.
 
-For a run known to have failed, the outcome is evidence too. It is spread over the steps
-that show failure: their positive log-LRs are multiplied by the smallest ``c`` in
-[1, ``MAX_TEMPER``] that brings the final P(on track) down to ``FAILED_END``; only when that
-is not enough (no evidence, or a recovery after it) does a final-step outcome term close the
-curve. So the largest drop sits where the evidence is. Successful and unknown-outcome runs
-use the evidence alone. See ``docs/value_curve.md``.
+For a run whose outcome is known, the outcome is evidence too. It is spread over the steps
+that already point its way: for a failed run their positive log-LRs are multiplied by the
+smallest ``c`` in [1, ``MAX_TEMPER``] that brings the final P(on track) down to ``FAILED_END``
+(for a successful run, the recovery log-LRs, up to ``SUCCEEDED_END``); only when that is not
+enough (no such evidence, or evidence the other way after it) does a final-step outcome term
+close the curve. So the largest drop sits where the evidence is. A run of unknown outcome
+uses the step evidence alone. See ``docs/value_curve.md``.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ RECOVER = 2e-3
 
 FAILED_END = 0.05
 """P(on track) at the last step of a run known to have failed."""
+
+SUCCEEDED_END = 0.9
+"""Least P(on track) at the last step of a run known to have succeeded."""
 
 MAX_TEMPER = 50.0
 """Most the outcome of a failed run multiplies the failure evidence by."""
@@ -109,53 +113,68 @@ def filter_on_track(llr: Sequence[float] | np.ndarray) -> np.ndarray:
     return out
 
 
-def _tempered(llr: np.ndarray, c: float) -> np.ndarray:
-    return np.where(llr > 0, llr * c, llr)
+def _tempered(llr: np.ndarray, c: float, sign: int) -> np.ndarray:
+    return np.where(llr * sign > 0, llr * c, llr)
 
 
-def _outcome_temper(llr: np.ndarray) -> float:
-    """Smallest c in [1, MAX_TEMPER] with final P(on track) <= FAILED_END (MAX_TEMPER if none)."""
-    if filter_on_track(llr)[-1] <= FAILED_END or not (llr > 0).any():
+def _reached(llr: np.ndarray, sign: int) -> bool:
+    end = float(filter_on_track(llr)[-1])
+    return end <= FAILED_END if sign > 0 else end >= SUCCEEDED_END
+
+
+def _outcome_temper(llr: np.ndarray, sign: int) -> float:
+    """Smallest c in [1, MAX_TEMPER] that brings the final P(on track) to the outcome's target.
+
+    ``sign`` is +1 for a failed run (the failure evidence, llr > 0, is scaled; target
+    ``FAILED_END``) and -1 for a successful one (the recovery evidence, llr < 0, is scaled;
+    target ``SUCCEEDED_END``). Returns MAX_TEMPER when even that is not enough, 1 when there is
+    no such evidence or the target is already met.
+    """
+    if _reached(llr, sign) or not (llr * sign > 0).any():
         return 1.0
-    if filter_on_track(_tempered(llr, MAX_TEMPER))[-1] > FAILED_END:
+    if not _reached(_tempered(llr, MAX_TEMPER, sign), sign):
         return MAX_TEMPER
     lo, hi = 0.0, math.log(MAX_TEMPER)  # bisection on log c
     for _ in range(_BISECT):
         mid = 0.5 * (lo + hi)
-        if filter_on_track(_tempered(llr, math.exp(mid)))[-1] <= FAILED_END:
+        if _reached(_tempered(llr, math.exp(mid), sign), sign):
             hi = mid
         else:
             lo = mid
     return math.exp(hi)
 
 
-def value_curve(evidence: StepEvidence, prior: float, *, failed: bool = False) -> ValueCurve:
+def value_curve(evidence: StepEvidence, prior: float, *, outcome: str | None = None) -> ValueCurve:
     """V(t) from per-step evidence.
 
     Args:
         evidence: Per-step log-LRs and reasons (:func:`analyzer.attribution.hazards.step_evidence`).
         prior: V before any step (0-1): the chance a run like this succeeds.
-        failed: The run is known to have failed; its outcome is used as evidence.
+        outcome: ``"failure"`` or ``"success"`` when the run's outcome is known: it is used as
+            evidence (see the module docstring); anything else uses the step evidence alone.
 
     Returns:
         Values, drops and how the outcome was used.
     """
-    llr = np.asarray(evidence.llr, dtype=np.float64)
+    llr = np.asarray(evidence.llr, dtype=np.float64).copy()
     n = llr.size
     reasons = list(evidence.reasons) + [""] * (n - len(evidence.reasons))
     if n == 0:
         return ValueCurve([], [], prior, [], [])
     temper, outcome_step = 1.0, None
-    if failed:
-        temper = _outcome_temper(llr)
-        llr = _tempered(llr, temper)
+    sign = {"failure": 1, "success": -1}.get(str(outcome), 0)
+    if sign:
+        temper = _outcome_temper(llr, sign)
+        llr = _tempered(llr, temper, sign)
         p = filter_on_track(llr)
-        if p[-1] > FAILED_END:  # not enough evidence: the outcome closes the curve at the end
+        if not _reached(llr, sign):  # the steps do not explain the outcome: it closes the curve at the end
+            target = FAILED_END if sign > 0 else SUCCEEDED_END
             pp = p[-2] * (1 - DERAIL) + (1 - p[-2]) * RECOVER if n > 1 else stationary()
-            need = math.log((pp / FAILED_END - pp) / (1 - pp)) if pp < 1 else LLR_CLIP
-            llr[-1] = max(llr[-1], min(LLR_CLIP, need))
+            need = math.log((pp / target - pp) / (1 - pp)) if pp < 1 else -LLR_CLIP
+            need = min(LLR_CLIP, max(-LLR_CLIP, need))
+            llr[-1] = max(llr[-1], need) if sign > 0 else min(llr[-1], need)
             outcome_step = n - 1
-            reasons[-1] = TERM_LABELS["outcome"]
+            reasons[-1] = TERM_LABELS["outcome" if sign > 0 else "outcome_success"]
     p = filter_on_track(llr)
     values = np.clip(prior * p / stationary(), 0.0, 1.0)
     prev = np.concatenate(([prior], values[:-1]))

@@ -139,7 +139,7 @@ def test_category_from_findings_and_judge() -> None:
 
 def test_value_curve_falls_at_the_error_not_at_the_ranker_top() -> None:
     t = _run()  # the error output is step 4; the ranker is never consulted
-    c = value_curve(step_evidence(t), prior=0.9, failed=True)
+    c = value_curve(step_evidence(t), prior=0.9, outcome="failure")
     assert len(c.values) == len(t.steps) and c.prior == 0.9
     assert c.largest_drop_step == 4 and c.values[:4] == [0.9] * 4
     assert c.values[-1] < 0.1

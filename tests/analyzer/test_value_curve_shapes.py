@@ -104,12 +104,12 @@ def _sudden(k_pairs: int = 6, after: int = 5) -> tuple[Trajectory, int]:
 def test_sudden_failure_bare_filter() -> None:
     llr = [0.0] * 40
     llr[17] = ERROR_OUTPUT
-    for failed in (False, True):
-        c = value_curve(_ev(llr), PRIOR, failed=failed)
+    for outcome in (None, "failure"):
+        c = value_curve(_ev(llr), PRIOR, outcome=outcome)
         assert c.largest_drop_step == 17
         assert c.values[:17] == [PRIOR] * 17  # flat before the evidence
         assert c.values[-1] < PRIOR - 0.2
-    assert value_curve(_ev(llr), PRIOR, failed=True).values[-1] <= PRIOR * FAILED_END / stationary() + 1e-6
+    assert value_curve(_ev(llr), PRIOR, outcome="failure").values[-1] <= PRIOR * FAILED_END / stationary() + 1e-6
 
 
 def test_sudden_failure_end_to_end(host: PluginHost, ranker: Ranker) -> None:
@@ -237,7 +237,7 @@ def _long(n: int = 5000, start: int = 2500) -> Trajectory:
 
 def test_long_run_bare_filter() -> None:
     t = _long()
-    c = value_curve(step_evidence(t), PRIOR, failed=True)
+    c = value_curve(step_evidence(t), PRIOR, outcome="failure")
     at = c.largest_drop_step
     assert at is not None and abs(at - 2500) <= 50
     assert c.values[2400] == pytest.approx(PRIOR, abs=1e-6) and c.values[-1] < 0.1
@@ -252,7 +252,7 @@ def test_long_run_end_to_end(host: PluginHost, ranker: Ranker) -> None:
 # --- the outcome, the judge, the note --------------------------------------------------------
 
 def test_failed_run_without_evidence_closes_at_the_end_and_says_so() -> None:
-    c = value_curve(StepEvidence(np.zeros(12), {}, [""] * 12), PRIOR, failed=True)
+    c = value_curve(StepEvidence(np.zeros(12), {}, [""] * 12), PRIOR, outcome="failure")
     assert c.largest_drop_step == 11 and c.outcome_step == 11 and c.values[:11] == [PRIOR] * 11
     note = drop_note(c, 4)
     assert note is not None and "last step 11" in note and "recorded failure" in note
@@ -262,7 +262,7 @@ def test_failed_run_without_evidence_closes_at_the_end_and_says_so() -> None:
 def test_weak_evidence_of_a_failed_run_is_where_the_value_falls() -> None:
     llr = [0.0] * 30
     llr[8] = 0.6  # one weak finding, then nothing: the outcome sharpens it, not the end
-    c = value_curve(_ev(llr), PRIOR, failed=True)
+    c = value_curve(_ev(llr), PRIOR, outcome="failure")
     assert c.largest_drop_step == 8 and c.temper > 1 and c.outcome_step is None
 
 
@@ -271,7 +271,7 @@ def test_drop_note_explains_the_disagreement() -> None:
     llr[14] = ERROR_OUTPUT
     reasons = [""] * 20
     reasons[14] = "an error output"
-    c = value_curve(StepEvidence(np.asarray(llr), {}, reasons), PRIOR, failed=True)
+    c = value_curve(StepEvidence(np.asarray(llr), {}, reasons), PRIOR, outcome="failure")
     assert drop_note(c, 14) is None and drop_note(c, 13) is None
     note = drop_note(c, 12)
     assert note == ("the value falls most at step 14 (an error output), after the decisive decision at step 12; "
@@ -296,7 +296,7 @@ def test_findings_add_evidence_on_their_step_and_ignore_the_ranker() -> None:
     t, _ = _sudden()
     f = Finding(trace_id=t.id, step=3, category="hallucination", score=0.8)
     ev = step_evidence(t, [f])
-    assert ev.llr[3] == pytest.approx(3.0 * 0.8) and ev.reasons[3] == "a hallucination finding"
+    assert ev.llr[3] == pytest.approx(3.0 * 0.8) and ev.reasons[3] == "a finding: hallucination"
     assert ev.llr[2] == 0.0
 
 
@@ -307,3 +307,18 @@ def test_filter_is_deterministic_and_linear_in_shape() -> None:
     assert a.shape == (3000,) and np.array_equal(a, b)
     assert ((a > 0) & (a < 1)).all()
     assert isinstance(value_curve(_ev([]), PRIOR), ValueCurve)
+
+
+def test_a_successful_run_comes_back_up_at_its_recovery_or_at_the_end() -> None:
+    llr = [0.0] * 20
+    llr[5] = ERROR_OUTPUT + 2.0
+    llr[9] = -1.0  # weak recovery evidence: the outcome sharpens it
+    c = value_curve(_ev(llr), PRIOR, outcome="success")
+    assert c.largest_drop_step == 5 and c.temper > 1 and c.outcome_step is None
+    assert c.values[9] > 0.8 * PRIOR and c.values[-1] == pytest.approx(c.values[9], abs=0.01)
+    llr[9] = 0.0  # no recovery evidence: the recorded success lifts the last step
+    c = value_curve(_ev(llr), PRIOR, outcome="success")
+    assert c.outcome_step == 19 and c.values[18] < 0.5 * PRIOR and c.values[-1] > 0.8 * PRIOR
+    assert c.reasons[-1] == "the run's recorded success"
+    unknown = value_curve(_ev(llr), PRIOR, outcome="unknown")
+    assert unknown.values[-1] < 0.5 * PRIOR and unknown.temper == 1.0 and unknown.outcome_step is None
