@@ -96,9 +96,10 @@ STEP_CLIP = 30.0
 _ERROR_OUTPUT_RE = re.compile(
     r"Traceback \(most recent call last\)|\b[A-Z]\w*(?:Error|Exception)\b:|^\s*(?:error|fatal)\s*:|"
     r"\bexit (?:code|status)[: ]+[1-9]|returned non-zero exit|command not found|No such file or directory|"
-    r"\bFAILED\b|\bSegmentation fault\b",
+    r"\bSegmentation fault\b",
     re.IGNORECASE | re.MULTILINE,
 )
+_ERROR_CAPS_RE = re.compile(r"\bFAILED\b|\bFATAL\b")  # case-sensitive: "failed" in prose is not an error output
 _TESTS_PASS_RE = re.compile(
     r"\b\d+ passed\b|\ball (?:\d+ )?tests? (?:passed|pass|succeeded)\b|\btests? passed\b|^OK(?: \(.*\))?\s*$|\bPASSED\b",
     re.IGNORECASE | re.MULTILINE,
@@ -143,7 +144,10 @@ def _title(category: str) -> str:
 
 
 def _looks_like_error(s: Step) -> bool:
-    return bool(s.error_text) or (is_observation(s) and bool(_ERROR_OUTPUT_RE.search(s.text[:4000])))
+    if s.error_text:
+        return True
+    head = s.text[:4000]
+    return is_observation(s) and bool(_ERROR_OUTPUT_RE.search(head) or _ERROR_CAPS_RE.search(head))
 
 
 def _tests_pass(s: Step) -> bool:
