@@ -322,3 +322,40 @@ def test_a_successful_run_comes_back_up_at_its_recovery_or_at_the_end() -> None:
     assert c.reasons[-1] == "the run's recorded success"
     unknown = value_curve(_ev(llr), PRIOR, outcome="unknown")
     assert unknown.values[-1] < 0.5 * PRIOR and unknown.temper == 1.0 and unknown.outcome_step is None
+
+
+class _CurveJudge:
+    """A judge whose value curve falls at one step; it classifies everything as goal drift."""
+
+    model_id = "curve-judge@1"
+
+    def __init__(self, fall_at: int) -> None:
+        self.fall_at = fall_at
+
+    def candidate_scores(self, trajectory: Trajectory, steps: list[int]) -> dict[int, float]:
+        return {s: 1.0 / len(steps) for s in steps}
+
+    def classify(self, trajectory: Trajectory, step: int) -> dict[str, float]:
+        return {"goal_drift": 1.0}
+
+    def value_curve(self, trajectory: Trajectory, progress: object = None, cancel: object = None) -> object:
+        from analyzer.judge.base import ValueCurve as JudgeCurve
+
+        n = len(trajectory.steps)
+        return JudgeCurve(values=[0.85 if i < self.fall_at else 0.1 for i in range(n)], prior=0.85,
+                          model_id=self.model_id)
+
+
+def test_the_judges_curve_is_evidence_end_to_end(host: PluginHost, ranker: Ranker) -> None:
+    from analyzer.pipeline import AnalyzeOptions, _JudgeState
+
+    r = _Run()
+    for k in range(14):
+        r.work(k)
+    t = r.run(Outcome.FAILURE, "judged")  # no error, no failure finding: only the judge sees it
+    plain, _, _ = _e2e(t, host, ranker)
+    ra = analyze_run(t, host=host, ranker=ranker, judge=_JudgeState(_CurveJudge(9)),
+                     options=AnalyzeOptions(judge_curve=True, judge_classify="never"))
+    assert ra.run["largest_drop_step"] == 9 and ra.run["judge_model"] == "curve-judge@1"
+    assert plain["largest_drop_step"] != 9
+    assert [row["judge_value"] for row in ra.steps][8:10] == [0.85, 0.1]
