@@ -27,8 +27,8 @@ RUN_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("min_value", pl.Float64, "Lowest value on the run's value curve."),
     ColumnSpec("largest_drop", pl.Float64, "Largest one-step fall of the value curve."),
     ColumnSpec("largest_drop_step", pl.Int64, "Step of the largest fall."),
-    ColumnSpec("drop_note", pl.Utf8, "Why the largest drop is not at the decisive step (null when they agree "
-               "within one step or the run has no decisive step)."),
+    ColumnSpec("drop_note", pl.Utf8, "Why the value curve's largest drop is not at the pipeline's decisive step "
+               "(the text names both steps); null when they agree within one step or there is no decisive step."),
     ColumnSpec("value_estimator", pl.Utf8, "Which estimator produced the values ('evidence-v1'; 'cheap' in "
                "older analyses)."),
     ColumnSpec("judge_model", pl.Utf8, "Judge model used for re-ranking/classification, if any."),
