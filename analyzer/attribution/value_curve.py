@@ -101,7 +101,7 @@ def filter_on_track(llr: Sequence[float] | np.ndarray) -> np.ndarray:
     Returns:
         P(on track) after each step. O(N), deterministic.
     """
-    lam = [min(LLR_CLIP, max(-LLR_CLIP, float(x))) for x in llr]
+    lam = [min(LLR_CLIP, max(-LLR_CLIP, float(x))) if x == x else 0.0 for x in llr]  # NaN says nothing
     out = np.empty(len(lam))
     p = stationary()
     keep, back = 1.0 - DERAIL, RECOVER

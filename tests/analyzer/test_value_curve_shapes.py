@@ -359,3 +359,13 @@ def test_the_judges_curve_is_evidence_end_to_end(host: PluginHost, ranker: Ranke
     assert ra.run["largest_drop_step"] == 9 and ra.run["judge_model"] == "curve-judge@1"
     assert plain["largest_drop_step"] != 9
     assert [row["judge_value"] for row in ra.steps][8:10] == [0.85, 0.1]
+
+
+def test_nan_evidence_says_nothing() -> None:
+    t, k = _sudden()
+    align = [float("nan")] * len(t.steps)
+    judge = [float("nan")] * len(t.steps)
+    ev = step_evidence(t, alignment=align, judge_values=judge)
+    assert np.isfinite(ev.llr).all()
+    assert value_curve(ev, PRIOR, outcome="failure").largest_drop_step == k
+    assert np.isfinite(filter_on_track([float("nan"), 3.0])).all()
