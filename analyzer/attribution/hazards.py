@@ -305,8 +305,8 @@ def step_evidence(
     passing = terms.pop("passing")
     negative = np.sum([np.maximum(v, 0.0) for v in terms.values()], axis=0)
     terms["tests_pass"] = _tests_pass_term(passing, negative)
-    for k in terms:  # a NaN alignment or judge value says nothing
-        terms[k] = np.nan_to_num(terms[k], nan=0.0, posinf=STEP_CLIP, neginf=-STEP_CLIP)
+    for name in terms:  # a NaN alignment or judge value says nothing
+        terms[name] = np.nan_to_num(terms[name], nan=0.0, posinf=STEP_CLIP, neginf=-STEP_CLIP)
     llr = np.clip(np.sum(list(terms.values()), axis=0), -STEP_CLIP, STEP_CLIP)
     names = list(terms)
     stack = np.vstack([terms[k] for k in names])
