@@ -3,7 +3,7 @@
 ``analyze(traces, steps)`` is what ``trajscope analyze``, ``trajscope eval`` and the app run.
 Per run: embeddings (optional) -> detectors -> per-step features -> fitted ranker -> the
 judge re-ranks the top candidates of failed runs (optional) -> decisive-phase detectors
-(judge category) -> category, confidence, cheap value curve (and the judge's curve on request).
+(judge category) -> category, confidence, evidence value curve (and the judge's curve on request).
 
 The analysis never reads gold labels or the expected answer: each run is "blinded" before
 anything looks at it. It may know the run's outcome.
@@ -21,8 +21,9 @@ import polars as pl
 from analyzer.analysis.result import AnalysisResult, RunAnalysis
 from analyzer.attribution.attribute import Attribution, attribute, choose_category
 from analyzer.attribution.features import step_features
+from analyzer.attribution.hazards import step_evidence
 from analyzer.attribution.ranker import Ranker
-from analyzer.attribution.value_curve import CHEAP_ESTIMATOR, cheap_value_curve, success_curve
+from analyzer.attribution.value_curve import EVIDENCE_ESTIMATOR, drop_note, value_curve
 from analyzer.detection.runner import DECISIVE_PHASE, STEPS_PHASE, run_detectors
 from analyzer.errors import ModelUnavailable
 from analyzer.frames.build import trajectories_from_frames
@@ -233,20 +234,18 @@ def analyze_run(
             if vc is not None and len(vc.values) == n:
                 judge_values = [float(v) for v in vc.values]
                 judge_model = judge_model or getattr(j, "model_id", None)
-        curve = cheap_value_curve(att.probs.tolist(), ranker.params.value_prior, p_fail)
-    else:
-        risk = [0.0] * n
-        for f in findings:
-            risk[f.step] = max(risk[f.step], f.score)
-        curve = success_curve(risk, ranker.params.value_prior)
+    # V(t) from the content only (steps-phase findings: the decisive-phase ones follow the ranker)
+    evidence = step_evidence(traj, sig.findings, sig.alignment, judge_values)
+    curve = value_curve(evidence, ranker.params.value_prior, outcome=str(traj.outcome))
+    note = drop_note(curve, att.decisive_step if att is not None else None)
     return _assemble(traj, att, curve.values, curve.drops, sig.alignment, findings, errors,
-                     judge_model, judge_values, p_fail)
+                     judge_model, judge_values, p_fail, note)
 
 
 def _assemble(
     traj: Trajectory, att: Attribution | None, values: list[float], drops: list[float],
     alignment: list[float] | None, findings: list[Finding], errors: list[str],
-    judge_model: str | None, judge_values: list[float] | None, p_fail: float,
+    judge_model: str | None, judge_values: list[float] | None, p_fail: float, note: str | None = None,
 ) -> RunAnalysis:
     n = len(traj.steps)
     cats: dict[int, list[str]] = {}
@@ -265,7 +264,7 @@ def _assemble(
             "alignment": round(alignment[i], 6) if alignment is not None else None,
             "candidate_score": round(float(probs[i]), 6) if att is not None else None,
             "findings": ";".join(cats.get(i, [])) or None,
-            "value_estimator": CHEAP_ESTIMATOR,
+            "value_estimator": EVIDENCE_ESTIMATOR,
             "judge_value": judge_values[i] if judge_values is not None else None,
         })
     largest_step = int(np.argmax(drops)) if drops and max(drops) > 0 else None
@@ -285,7 +284,8 @@ def _assemble(
         "min_value": min(values) if values else None,
         "largest_drop": max(drops) if drops else None,
         "largest_drop_step": largest_step,
-        "value_estimator": CHEAP_ESTIMATOR,
+        "drop_note": note,
+        "value_estimator": EVIDENCE_ESTIMATOR,
         "judge_model": judge_model,
         "n_findings": len(findings),
         "error": "; ".join(errors) or None,
@@ -342,7 +342,7 @@ def analyze(
                              cancel=cancel)
         except Exception as exc:  # one broken run never stops the others
             ra = RunAnalysis(run={"trace_id": t.id, "error": f"analysis failed: {type(exc).__name__}: {exc}",
-                                  "value_estimator": CHEAP_ESTIMATOR},
+                                  "value_estimator": EVIDENCE_ESTIMATOR},
                              errors=[f"{t.id}: analysis failed: {type(exc).__name__}: {exc}"])
         runs.append(ra)
         if on_run is not None:

@@ -27,7 +27,10 @@ RUN_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("min_value", pl.Float64, "Lowest value on the run's value curve."),
     ColumnSpec("largest_drop", pl.Float64, "Largest one-step fall of the value curve."),
     ColumnSpec("largest_drop_step", pl.Int64, "Step of the largest fall."),
-    ColumnSpec("value_estimator", pl.Utf8, "Which estimator produced the values: 'cheap' or 'judge:<model>'."),
+    ColumnSpec("drop_note", pl.Utf8, "Why the value curve's largest drop is not at the pipeline's decisive step "
+               "(the text names both steps); null when they agree within one step or there is no decisive step."),
+    ColumnSpec("value_estimator", pl.Utf8, "Which estimator produced the values ('evidence-v1'; 'cheap' in "
+               "older analyses)."),
     ColumnSpec("judge_model", pl.Utf8, "Judge model used for re-ranking/classification, if any."),
     ColumnSpec("n_findings", pl.Int64, "Number of detector findings."),
     ColumnSpec("error", pl.Utf8, "Analysis problems for this run (detector errors, judge errors)."),
@@ -43,7 +46,7 @@ STEP_VALUE_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("alignment", pl.Float64, "Semantic alignment of the step with the task (cosine), if computed."),
     ColumnSpec("candidate_score", pl.Float64, "Score of this step as the decisive step."),
     ColumnSpec("findings", pl.Utf8, "Categories of findings on this step, ';'-separated."),
-    ColumnSpec("value_estimator", pl.Utf8, "'cheap' or 'judge:<model>'."),
+    ColumnSpec("value_estimator", pl.Utf8, "Estimator of ``value`` ('evidence-v1'; 'cheap' in older analyses)."),
     ColumnSpec("judge_value", pl.Float64, "Judge's value for this step, when the judge curve was computed."),
 )
 

@@ -1,4 +1,4 @@
-"""Decisive-step attribution: per-step features, a fitted ranker, judge re-ranking, cheap value curve."""
+"""Decisive-step attribution: per-step features, a fitted ranker, judge re-ranking, evidence value curve."""
 
 from analyzer.attribution.attribute import (
     Attribution,
@@ -8,28 +8,33 @@ from analyzer.attribution.attribute import (
     combine_with_judge,
 )
 from analyzer.attribution.features import FEATURE_NAMES, step_features
+from analyzer.attribution.hazards import StepEvidence, step_evidence
 from analyzer.attribution.ranker import PARAMS_VERSION, Ranker, RankerParams, softmax
 from analyzer.attribution.value_curve import (
     CHEAP_ESTIMATOR,
-    CheapCurve,
-    cheap_value_curve,
-    success_curve,
+    EVIDENCE_ESTIMATOR,
+    ValueCurve,
+    drop_note,
+    value_curve,
 )
 
 __all__ = [
     "CHEAP_ESTIMATOR",
+    "EVIDENCE_ESTIMATOR",
     "FEATURE_NAMES",
     "PARAMS_VERSION",
     "Attribution",
     "Candidate",
-    "CheapCurve",
     "Ranker",
     "RankerParams",
+    "StepEvidence",
+    "ValueCurve",
     "attribute",
-    "cheap_value_curve",
     "choose_category",
     "combine_with_judge",
+    "drop_note",
     "softmax",
+    "step_evidence",
     "step_features",
-    "success_curve",
+    "value_curve",
 ]

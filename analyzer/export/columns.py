@@ -28,7 +28,7 @@ _RUN_PART = (
     replace(_pick(RUN_COLUMNS, "confidence")[0], doc="Confidence 0-1 in the pipeline's decisive step."),
     replace(_pick(RUN_COLUMNS, "top_steps")[0], doc=f"Top-{TOP_K} candidate decisive steps, best first, comma-separated."),
     replace(_pick(RUN_COLUMNS, "top_scores")[0], doc=f"Scores of the top-{TOP_K} candidates, comma-separated."),
-    *_pick(RUN_COLUMNS, "min_value", "largest_drop", "largest_drop_step"),
+    *_pick(RUN_COLUMNS, "min_value", "largest_drop", "largest_drop_step", "drop_note"),
 )
 _REVIEW_PART = _pick(LABEL_COLUMNS, "tags", "decisive_source", "label_source", "judge_decisive_step",
                      "judge_category", "notes")

@@ -146,6 +146,7 @@ class RunView:
     min_value: float | None
     largest_drop: float | None
     largest_drop_step: int | None
+    drop_note: str
     rationale: str
     source: str
     plot_uri: str
@@ -337,7 +338,9 @@ def _run_views(shown: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult 
             category=_cat_view(cats, row["category"]), confidence=row["confidence"],
             decisive_source=_str(row["decisive_source"]), label_source=_str(row["label_source"]),
             top_steps=_ints(row["top_steps"]), min_value=row["min_value"], largest_drop=row["largest_drop"],
-            largest_drop_step=row["largest_drop_step"], rationale=_str(row["rationale"]),
+            largest_drop_step=row["largest_drop_step"],
+            drop_note=_str(row["drop_note"]) if row["decisive_source"] != "analyst" else "",
+            rationale=_str(row["rationale"]),
             source=f"{_str(row['source_file'])} [{_str(row['record'])}]" if row["source_file"] else "",
             plot_uri=data_uri(plot), sparkline=sparkline(values),
             excerpt=_excerpt(st, values, decisive, row["largest_drop_step"], findings, opts),

@@ -13,11 +13,11 @@ from analyzer.attribution import (
     Ranker,
     RankerParams,
     attribute,
-    cheap_value_curve,
     choose_category,
     combine_with_judge,
+    step_evidence,
     step_features,
-    success_curve,
+    value_curve,
 )
 from analyzer.attribution.attribute import agent_mass
 from analyzer.attribution.fit import (
@@ -137,22 +137,22 @@ def test_category_from_findings_and_judge() -> None:
     assert choose_category(t, 5, [], features=step_features(t))[0] in {"other", "planning_error", "false_success"}
 
 
-def test_cheap_value_curve_drops_most_at_the_top_candidate() -> None:
-    probs = [0.05, 0.1, 0.6, 0.2, 0.05]
-    c = cheap_value_curve(probs, prior=0.9, p_failure=1.0)
-    assert len(c.values) == 5 and c.prior == 0.9
-    assert all(a >= b for a, b in zip([0.9, *c.values], c.values, strict=False))
-    assert int(np.argmax(c.drops)) == 2
-    assert c.values[-1] == pytest.approx(0.0, abs=1e-6)
-    half = cheap_value_curve(probs, prior=0.9, p_failure=0.5)
-    assert half.values[-1] == pytest.approx(0.45)
+def test_value_curve_falls_at_the_error_not_at_the_ranker_top() -> None:
+    t = _run()  # the error output is step 4; the ranker is never consulted
+    c = value_curve(step_evidence(t), prior=0.9, outcome="failure")
+    assert len(c.values) == len(t.steps) and c.prior == 0.9
+    assert c.largest_drop_step == 4 and c.values[:4] == [0.9] * 4
+    assert c.values[-1] < 0.1
+    unknown = value_curve(step_evidence(t), prior=0.9)
+    assert unknown.largest_drop_step == 4 and unknown.values[-1] > c.values[-1]
 
 
-def test_success_curve_stays_high() -> None:
-    c = success_curve([0.0, 0.9, 0.0, 0.3], prior=0.9)
-    assert min(c.values) >= 0.9 * 0.95 - 1e-9
-    assert int(np.argmax(c.drops)) == 1
-    assert success_curve([0.0, 0.0], prior=0.9).values == [0.9, 0.9]
+def test_value_curve_of_a_clean_run_is_flat() -> None:
+    t = _run().model_copy(update={"outcome": Outcome.SUCCESS})
+    for s in t.steps:
+        s.is_error, s.text = False, ("ok" if s.kind == StepKind.OBSERVATION else s.text)
+    c = value_curve(step_evidence(t), prior=0.9)
+    assert c.values == [0.9] * len(t.steps) and c.largest_drop_step is None
 
 
 def _synthetic_runs(n: int, seed: int = 0) -> list[TrainingRun]:

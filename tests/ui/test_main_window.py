@@ -99,6 +99,21 @@ def test_transcript_and_inspector_show_analysis(analysed, failed_id, qtbot):
     assert w.session.selection.step == decisive
 
 
+def test_inspector_says_why_the_largest_drop_is_not_at_the_decisive_step(analysed, qtbot):
+    w = analysed
+    noted = w.session.runs_view().filter(pl.col("drop_note").is_not_null())
+    assert noted.height > 0, "some sample run's value falls most away from its decisive step"
+    row = noted.row(0, named=True)
+    w.session.select(trace_ids=(row["trace_id"],), trace_id=row["trace_id"])
+    w.bridge.flush()
+    text = w.inspector.browser.toPlainText()
+    assert "Curve vs. decisive step" in text and row["drop_note"] in text
+    assert f"href='step:{row['largest_drop_step']}'" in w.inspector._run_html(w.session.run_row(row["trace_id"]))
+    w.inspector.browser.anchorClicked.emit(QUrl(f"step:{row['largest_drop_step']}"))  # the step references are links
+    w.bridge.flush()
+    assert w.session.selection.step == row["largest_drop_step"]
+
+
 def test_keyboard_navigation(analysed, failed_id, qtbot):
     w = analysed
     w.session.select(trace_ids=(failed_id,), trace_id=failed_id, step=0, steps=(0,))

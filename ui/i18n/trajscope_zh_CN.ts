@@ -833,6 +833,10 @@
         <translation>责任智能体</translation>
     </message>
     <message>
+        <source>Curve vs. decisive step</source>
+        <translation>价值曲线与决定性步骤</translation>
+    </message>
+    <message>
         <source>Category</source>
         <translation>类别</translation>
     </message>

@@ -85,6 +85,7 @@ TRANSLATIONS: dict[str, str] = {
     "Copy details": "复制详情",
     "Copy every problem as text (for a bug report)": "以文本形式复制所有问题（用于提交错误报告）",
     "Could not export: {err}": "无法导出：{err}",
+    "Curve vs. decisive step": "价值曲线与决定性步骤",
     "DECISIVE": "决定性",
     "Dark": "深色",
     "Decisive": "决定性步骤",

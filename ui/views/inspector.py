@@ -11,6 +11,7 @@ import html
 import importlib
 import importlib.util
 import json
+import re
 from typing import Any
 
 from PySide6.QtCore import Qt, QUrl
@@ -29,6 +30,13 @@ from ui.i18n.labels import (
 )
 from ui.models.steps_list import parse_steps_list
 from ui.theme import CATEGORY_COLORS, DECISIVE, OUTCOME_COLORS, is_dark
+
+_STEP_REF_RE = re.compile(r"\b(step )(\d+)\b")
+
+
+def _step_links(text: str) -> str:
+    """Escaped text whose "step N" references are links that select step N."""
+    return _STEP_REF_RE.sub(lambda m: f"{m.group(1)}<a href='step:{m.group(2)}'>{m.group(2)}</a>", html.escape(text))
 
 MAX_STEP_TEXT = 200_000
 ANNOTATION_EDITOR_MODULE = "ui.views.annotation_editor"
@@ -211,6 +219,8 @@ class InspectorPane(QWidget):
                 out.append(self._row(self.tr("Decisive step"), f"<a href='step:{ds}'><b>{ds}</b></a>"))
                 if r.get("decisive_agent"):
                     out.append(self._row(self.tr("Responsible agent"), _e(r["decisive_agent"])))
+                if r.get("drop_note"):
+                    out.append(self._row(self.tr("Curve vs. decisive step"), _step_links(str(r["drop_note"]))))
             if r.get("category"):
                 cat = str(r["category"])
                 out.append(self._row(self.tr("Category"), self._chip(CATEGORY_COLORS.get(cat, "#BAB0AC"), category_title(cat))
