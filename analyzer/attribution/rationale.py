@@ -62,6 +62,9 @@ SECONDARY_QUOTE = 120
 MAX_PARTS = 4
 """Evidence clauses after which no optional source (numbers, the next step) is added."""
 
+CONTRAST_WINDOW = 200
+"""Earlier observations searched for a sentence that contradicts an unsupported number."""
+
 FORMAT_VERSION = 1
 """Version of the serialised form (``rationale_json``)."""
 
@@ -620,9 +623,8 @@ def _contrast(b: _Builder, claim: Segment, raw: str) -> Segment | None:
     if len(words) < 2:
         return None
     best: tuple[int, Segment] | None = None
-    for s in b.steps[:b.step]:
-        if not is_observation(s):
-            continue
+    earlier = [s for s in reversed(b.steps[:b.step]) if is_observation(s)][:CONTRAST_WINDOW]
+    for s in reversed(earlier):
         for seg in segments(s):
             if not any(_significant(n) for n in _NUM_TOKEN_RE.findall(seg.text)):
                 continue

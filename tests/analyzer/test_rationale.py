@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
+import markupsafe
 import polars as pl
 import pytest
 
+from analyzer.analysis.result import AnalysisResult
 from analyzer.attribution.rationale import (
     QUOTE_LIMIT,
     RATIONALE_MESSAGES,
@@ -20,6 +23,8 @@ from analyzer.attribution.rationale import (
     simple,
 )
 from analyzer.detection.text import quote
+from analyzer.export import ReportOptions, export_tables, render_html, render_markdown, render_pdf
+from analyzer.export.report_md import md_escape
 from analyzer.loading import LoadResult, load
 from analyzer.messages import Message
 from analyzer.pipeline import analyze
@@ -220,10 +225,15 @@ def test_every_template_uses_only_typed_placeholders() -> None:
 
 
 @pytest.fixture(scope="module")
-def analysed() -> tuple[LoadResult, pl.DataFrame]:
+def analysis() -> tuple[LoadResult, AnalysisResult]:
     loaded = load([SAMPLES])
     assert not loaded.errors, loaded.errors
-    res = analyze(loaded.traces, loaded.steps)  # no judge, no embedder
+    return loaded, analyze(loaded.traces, loaded.steps)  # no judge, no embedder
+
+
+@pytest.fixture(scope="module")
+def analysed(analysis: tuple[LoadResult, AnalysisResult]) -> tuple[LoadResult, pl.DataFrame]:
+    loaded, res = analysis
     runs = loaded.traces.select("trace_id", "task", "outcome", "source_file").join(res.runs, on="trace_id")
     return loaded, runs
 
@@ -269,3 +279,31 @@ def test_who_and_when_development_runs_quote_their_evidence(analysed: tuple[Load
     assert ww.height == 4 and ww["decisive_step"].null_count() == 0
     for row in ww.iter_rows(named=True):
         _check_run(loaded, row)
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_csv_and_reports_show_the_same_rationale(analysis: tuple[LoadResult, AnalysisResult],
+                                                 tmp_path: Path) -> None:
+    loaded, res = analysis
+    ids = loaded.traces.filter(pl.col("source_file").str.contains("who_and_when|evidence_action_gap"))["trace_id"]
+    traces = loaded.traces.filter(pl.col("trace_id").is_in(ids.implode()))
+    steps = loaded.steps.filter(pl.col("trace_id").is_in(ids.implode()))
+    runs = res.runs.filter(pl.col("trace_id").is_in(ids.implode()))
+    sub = AnalysisResult(runs=runs, step_values=res.step_values.filter(pl.col("trace_id").is_in(ids.implode())),
+                         findings=res.findings.filter(pl.col("trace_id").is_in(ids.implode())))
+    table = export_tables(traces, steps, sub)["traces"]
+    assert dict(table.select("trace_id", "rationale").iter_rows()) == dict(runs.select("trace_id", "rationale").iter_rows())
+    opts = ReportOptions(title="Rationales", generated="2026-01-01 00:00 UTC")
+    page = render_html(traces, steps, sub, options=opts)
+    md = render_markdown(traces, steps, sub, options=opts)
+    (tmp_path / "r.pdf").write_bytes(render_pdf(traces, steps, sub, options=opts))
+    pdf_text = _squash(subprocess.run(["pdftotext", str(tmp_path / "r.pdf"), "-"], check=True,
+                                      capture_output=True, text=True).stdout)
+    assert runs.height == 5
+    for text in runs["rationale"].to_list():
+        assert str(markupsafe.escape(text)) in page  # autoescaped: a quote of trace text cannot inject HTML
+        assert md_escape(text) in md
+        assert _squash(text) in pdf_text
