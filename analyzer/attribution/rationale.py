@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -507,7 +508,7 @@ def _addresses(step: Step) -> bool:
 
 def _next_clause(b: _Builder, after: int, agent: str, error: bool) -> None:
     nxt = _agent_next(b.steps, after, agent)
-    if nxt is None or nxt.index == b.step:
+    if nxt is None or nxt.index == b.step or b.quoted_step(nxt.index):
         return
     seg = key_segment(nxt)
     if seg is None:
@@ -570,48 +571,76 @@ def _error_before(b: _Builder) -> bool:
     return True
 
 
-def _supported(traj: Trajectory, step: int) -> set[str]:
-    """Numbers of the task, the inputs and the observations before ``step``."""
+def _supported(traj: Trajectory, step: int) -> list[float]:
+    """Numbers of the task, the inputs and the observations before ``step``, sorted."""
     seen = numbers(traj.task)
     for s in traj.steps[:step]:
         if is_observation(s) or s.kind in (StepKind.USER, StepKind.SYSTEM):
             seen |= numbers(s.text)
             if s.error_text:
                 seen |= numbers(s.error_text)
-    return seen
+    return sorted(float(n) for n in seen)
 
 
-def _unsupported_numbers(b: _Builder, here: bool = False) -> bool:
-    """The step states significant numbers no earlier input or observation contains."""
+def _shown(token: str, seen: list[float]) -> bool:
+    """True when an earlier number equals ``token`` at the token's precision (``4.94`` matches ``4.9361``)."""
+    n = normalise_number(token)
+    if n is None:
+        return False
+    v = float(n)
+    tol = 0.5 * 10 ** -(len(n.split(".")[1]) if "." in n else 0) + 1e-9
+    i = bisect_left(seen, v - tol)
+    return i < len(seen) and seen[i] <= v + tol
+
+
+@dataclass(frozen=True)
+class _NumberClaim:
+    """A sentence of the decisive step with a number no earlier input or observation contains."""
+
+    segment: Segment
+    raw: str
+    pos: int
+
+
+def _distinctive(token: str) -> tuple[bool, int]:
+    return (any(c in token for c in ".%$"), len(token))
+
+
+def _number_claim(b: _Builder) -> _NumberClaim | None:
+    """The step's sentence with the most unsupported significant numbers (None if there is none)."""
     d = b.steps[b.step]
     if not is_decision(d):
-        return False
+        return None
     seen = _supported(b.trajectory, b.step)
     own_code = numbers("\n".join(s.text for s in segments(d) if s.in_code) + "\n" + (d.tool_args or ""))
-    best: tuple[int, float, Segment, str, int] | None = None
+    best: tuple[int, float, _NumberClaim] | None = None
     for seg in segments(d):
         if seg.in_code:
             continue
-        new = [(m.group(0), m.start()) for m in _NUM_TOKEN_RE.finditer(seg.text)
-               if _significant(m.group(0)) and normalise_number(m.group(0)) not in seen
+        new = [(m.group(0).rstrip(","), m.start()) for m in _NUM_TOKEN_RE.finditer(seg.text)
+               if _significant(m.group(0)) and not _shown(m.group(0), seen)
                and normalise_number(m.group(0)) not in own_code]
         if not new:
             continue
         key = (len(new), _specificity(seg))
         if best is None or key > best[:2]:
-            raw, pos = new[0]
-            best = (key[0], key[1], seg, raw.rstrip(","), pos)
-    if best is None:
+            raw, pos = max(new, key=lambda t: _distinctive(t[0]))
+            best = (key[0], key[1], _NumberClaim(seg, raw, pos))
+    return best[2] if best is not None else None
+
+
+def _unsupported_numbers(b: _Builder, claim: _NumberClaim | None, here: bool = False) -> bool:
+    """Quote the claim with its unsupported number, and the earlier observation closest to it."""
+    if claim is None:
         return False
-    _, _, seg, raw, pos = best
-    text = b.q(seg, PRIMARY_QUOTE, focus=pos)
+    text = b.q(claim.segment, PRIMARY_QUOTE, focus=claim.pos)
     if text is None:
         return False
     if here:
-        b.add("unsupported_number_here", quote=text, value=raw)
+        b.add("unsupported_number_here", quote=text, value=claim.raw)
     else:
-        b.add("unsupported_number", step=b.step, quote=text, value=raw)
-    contrast = _contrast(b, seg, raw)
+        b.add("unsupported_number", step=b.step, quote=text, value=claim.raw)
+    contrast = _contrast(b, claim.segment, claim.raw)
     if contrast is not None:
         b.evidence(contrast, SECONDARY_QUOTE)
     return True
@@ -682,7 +711,11 @@ def explain(
     subject = f.step if f is not None else step
     b.add(f"what.{f.category if f is not None else cat}", step=subject)
     found = _finding_evidence(trajectory, f) if f is not None else None
-    numbered = found is None and subject == step and _unsupported_numbers(b, here=True)
+    claim = _number_claim(b)
+    # the number claim is the decisive step's own quote unless a finding located a different sentence of it
+    numbered = subject == step and (found is None or found.step != step or (
+        claim is not None and (claim.segment.source, claim.segment.start) == (found.source, found.start)))
+    numbered = numbered and _unsupported_numbers(b, claim, here=True)
     own = found if found is not None and found.step == subject else key_segment(trajectory.steps[subject])
     if own is not None and not numbered:
         b.evidence(own, PRIMARY_QUOTE, here=subject)
@@ -703,7 +736,7 @@ def explain(
     if not _error_after(b):
         _error_before(b)
     if not numbered and len(b.parts) < MAX_PARTS - 1:
-        _unsupported_numbers(b)
+        _unsupported_numbers(b, claim)
     if len(b.parts) < MAX_PARTS and not any(p.id.startswith("next_") for p in b.parts) and is_decision(d):
         nxt_obs = next_observation(trajectory.steps, step)
         _next_clause(b, nxt_obs.index if nxt_obs is not None else step, d.agent, error=False)

@@ -102,6 +102,18 @@ def test_unsupported_number_is_quoted_with_the_observation_that_contradicts_it()
     assert r.steps()[:2] == [3, 2]
 
 
+def test_a_rounded_copy_of_an_observed_number_is_not_unsupported() -> None:
+    t = _run("Find the limit of the sequence.", [
+        _user(0, "Find the limit of the sequence."),
+        _call(1, "python", '{"code": "print(limit())"}'),
+        _obs(2, "limit: -4.9361047573920285", tool="python"),
+        _say(3, "The sequence converges to about -4.9361 after three iterations, so the limit is -4.94."),
+    ])
+    r = explain(t, 3, "hallucination")
+    _assert_explains(r, t)
+    assert not any(p.id.startswith("unsupported_number") for p in r.parts), r.render()
+
+
 def _error_run() -> Trajectory:
     return _run("Report the average order value in data.csv.", [
         _user(0, "Report the average order value in data.csv."),
@@ -148,7 +160,8 @@ def test_finding_evidence_quote_is_found_back_verbatim() -> None:
     r = explain(t, 4, "evidence_action_gap", [f])
     text = _assert_explains(r, t)
     assert text.startswith("Evidence-to-action gap: step 4 ignores or contradicts a fact an observation already gave")
-    assert "it says “The billing service uses port 8080 in production.”" in text
+    assert ("it states “The billing service uses port 8080 in production.”, but no earlier observation "
+            "shows 8080") in text
     assert "the shell output at step 2 reads “The billing service listens on port 8443 in production.”" in text
 
 
