@@ -385,8 +385,8 @@ def locate(step: Step, needle: str) -> Segment | None:
     """Find a (possibly whitespace-collapsed, shortened, lower-cased) quote back in a step.
 
     Returns:
-        The segment of the step's text (or error text / tool arguments) where the quote
-        starts, or None when the quote is not trace text of this step.
+        The most specific sentence of the step's text (or error text / tool arguments) that
+        the quote covers, or None when the quote is not trace text of this step.
     """
     words = needle.replace("…", " ").split()[:25]
     if len(" ".join(words)) < 8:
@@ -405,11 +405,17 @@ def locate(step: Step, needle: str) -> Segment | None:
 
 
 def _is_error_output(step: Step) -> bool:
+    """True for an observation that reports an error.
+
+    Flagged so, a traceback, a non-zero exit, or an infrastructure error in its first lines
+    (a number like 503 deep in a data dump is not one).
+    """
     if step.is_error:
         return True
-    head = step.text[:4000]
-    return bool(ENV_STRONG_RE.search(head) or ENV_RESOURCE_RE.search(head)
-                or re.search(r"Traceback \(most recent call last\)|exit ?code:? ?[1-9]", head, re.IGNORECASE))
+    if re.search(r"Traceback \(most recent call last\)|exit ?code:? ?[1-9]", step.text[:4000], re.IGNORECASE):
+        return True
+    head = step.text[:300]
+    return bool(ENV_STRONG_RE.search(head) or ENV_RESOURCE_RE.search(head))
 
 
 # -- evidence --------------------------------------------------------------------------------
