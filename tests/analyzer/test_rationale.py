@@ -12,11 +12,10 @@ import polars as pl
 import pytest
 
 from analyzer.analysis.result import AnalysisResult
+from analyzer.attribution.quotes import QUOTE_LIMIT, clip
 from analyzer.attribution.rationale import (
-    QUOTE_LIMIT,
     RATIONALE_MESSAGES,
     Rationale,
-    clip,
     explain,
     iter_quotes,
     ranking_tail,
