@@ -23,6 +23,7 @@ from analyzer.attribution.attribute import Attribution, attribute, choose_catego
 from analyzer.attribution.features import step_features
 from analyzer.attribution.hazards import step_evidence
 from analyzer.attribution.ranker import Ranker
+from analyzer.attribution.rationale import JUDGE_CATEGORY, explain, simple
 from analyzer.attribution.value_curve import EVIDENCE_ESTIMATOR, drop_note, value_curve
 from analyzer.detection.runner import DECISIVE_PHASE, STEPS_PHASE, run_detectors
 from analyzer.errors import ModelUnavailable
@@ -227,7 +228,9 @@ def analyze_run(
             jdist = {str(f.category): f.score for f in decisive_findings if f.step == att.decisive_step}
             if jdist:
                 att.category, _ = choose_category(traj, att.decisive_step, findings, sig.features, jdist)
-                att.rationale += f"; judge category {att.category}"
+                tail = (*(att.explanation.tail if att.explanation else ()), JUDGE_CATEGORY)
+                att.explanation = explain(traj, att.decisive_step, att.category, findings, tail)
+                att.rationale = att.explanation.render()
         if opts.judge_curve and judge.judge is not None and traj.outcome == Outcome.FAILURE:
             j = judge.judge
             vc = judge.call(errors, "value curve", lambda: j.value_curve(traj, cancel=cancel), cancel)
@@ -269,6 +272,8 @@ def _assemble(
         })
     largest_step = int(np.argmax(drops)) if drops and max(drops) > 0 else None
     top = att.candidates[:TOP_STEPS] if att is not None else []
+    fallback = simple("run_succeeded" if n else "run_no_steps")
+    explanation = att.explanation if att is not None else fallback
     confidence = None
     if att is not None and att.confidence is not None:
         confidence = round(att.confidence * p_fail, 4)
@@ -280,7 +285,8 @@ def _assemble(
         "confidence": confidence,
         "top_steps": ",".join(str(c.step) for c in top) or None,
         "top_scores": ",".join(f"{c.probability:.3f}" for c in top) or None,
-        "rationale": att.rationale if att is not None else ("run succeeded" if n else "run has no steps"),
+        "rationale": att.rationale if att is not None else fallback.render(),
+        "rationale_json": explanation.to_json() if explanation is not None else None,
         "min_value": min(values) if values else None,
         "largest_drop": max(drops) if drops else None,
         "largest_drop_step": largest_step,

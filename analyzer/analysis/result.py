@@ -23,7 +23,10 @@ RUN_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("confidence", pl.Float64, "Confidence 0-1 in the decisive step."),
     ColumnSpec("top_steps", pl.Utf8, "Ranked candidate decisive steps, best first, comma-separated."),
     ColumnSpec("top_scores", pl.Utf8, "Scores of the ranked candidates, comma-separated."),
-    ColumnSpec("rationale", pl.Utf8, "Short rationale for the attribution."),
+    ColumnSpec("rationale", pl.Utf8, "Why this step: what went wrong in the taxonomy's terms, with verbatim quotes "
+               "of the evidence and the steps they come from (English)."),
+    ColumnSpec("rationale_json", pl.Utf8, "The rationale as message ids plus parameters (JSON, see "
+               "analyzer.attribution.rationale); the app renders it in the analyst's language."),
     ColumnSpec("min_value", pl.Float64, "Lowest value on the run's value curve."),
     ColumnSpec("largest_drop", pl.Float64, "Largest one-step fall of the value curve."),
     ColumnSpec("largest_drop_step", pl.Int64, "Step of the largest fall."),

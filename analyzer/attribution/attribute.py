@@ -18,6 +18,7 @@ import numpy as np
 
 from analyzer.attribution.features import FEATURE_NAMES
 from analyzer.attribution.ranker import softmax
+from analyzer.attribution.rationale import Rationale, explain, ranking_tail, simple
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Trajectory
 from analyzer.taxonomy import CATEGORY_IDS, Category
@@ -56,9 +57,11 @@ class Attribution:
             :func:`agent_mass`); the agent of the decisive step unless the mass is spread.
         category: Taxonomy id of the failure.
         confidence: Probability of the best candidate.
-        rationale: Short explanation.
+        rationale: The explanation rendered in English (see :mod:`analyzer.attribution.rationale`).
         judge_used: True when the judge re-ranked the candidates.
         errors: Problems (e.g. judge failures) that did not stop the attribution.
+        agent_share: Share of the candidate mass held by each agent.
+        explanation: The rationale as message ids plus parameters.
     """
 
     candidates: list[Candidate]
@@ -71,6 +74,7 @@ class Attribution:
     judge_used: bool = False
     errors: list[str] = field(default_factory=list)
     agent_share: dict[str, float] = field(default_factory=dict)
+    explanation: Rationale | None = None
 
 
 def agent_mass(agents: Sequence[str], logits: np.ndarray, temperature: float) -> dict[str, float]:
@@ -189,7 +193,8 @@ def attribute(
     """
     steps = trajectory.steps
     if not steps:
-        return Attribution([], np.zeros(0), None, None, None, None, "run has no steps")
+        return Attribution([], np.zeros(0), None, None, None, None, simple("run_no_steps").render(),
+                           explanation=simple("run_no_steps"))
     final = combine_with_judge(logits, judge_p or {}, judge_weight)
     probs = softmax(final)
     order = sorted(range(len(steps)), key=lambda k: (-probs[k], k))
@@ -199,19 +204,13 @@ def attribute(
     agents = [s.agent or str(s.role) for s in steps]
     share = agent_mass(agents, final, agent_temperature)
     agent = responsible_agent(agents, final, agent_temperature)
-    category, why = choose_category(trajectory, best.step, findings, features, judge_dist)
-    on_step = sorted({str(f.category) for f in findings if f.step == best.step and f.source != "judge_category"})
-    parts = [f"step {best.step} ({best.agent}) ranked first with p={best.probability:.2f}"]
-    if agent != best.agent:
-        parts.append(f"responsible agent {agent} (holds {share[agent]:.0%} of the candidate mass)")
-    if len(cands) > 1:
-        parts.append(f"runner-up step {cands[1].step} p={cands[1].probability:.2f}")
-    if on_step:
-        parts.append("findings: " + ", ".join(on_step))
-    if judge_p:
-        parts.append(f"judge re-ranked top {len(judge_p)}")
-    parts.append(f"category {category} ({why})")
+    category, _ = choose_category(trajectory, best.step, findings, features, judge_dist)
+    runner = cands[1] if len(cands) > 1 else None
+    explanation = explain(trajectory, best.step, category, findings, ranking_tail(
+        best.probability, runner.step if runner else None, runner.probability if runner else None,
+        agent=agent if agent != best.agent else None, agent_share=share.get(agent),
+        judge_reranked=len(judge_p or {})))
     return Attribution(
         candidates=cands, probs=probs, decisive_step=best.step, decisive_agent=agent,
-        category=category, confidence=round(best.probability, 4), rationale="; ".join(parts),
-        judge_used=bool(judge_p) and judge_weight != 0.0, agent_share=share)
+        category=category, confidence=round(best.probability, 4), rationale=explanation.render(),
+        judge_used=bool(judge_p) and judge_weight != 0.0, agent_share=share, explanation=explanation)

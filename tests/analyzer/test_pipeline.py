@@ -156,6 +156,9 @@ def test_judge_reranks_top_candidates_of_failed_runs_only(samples: LoadResult) -
     for row in rows.iter_rows(named=True):
         assert row["decisive_step"] == max(by_id[row["trace_id"]])  # the judge's choice won
         assert row["category"] == "goal_drift" and row["judge_model"] == "fake-judge@1"
+        # the rationale is rewritten for the judge's category and says so
+        assert row["rationale"].startswith("Goal drift: ") and "category from the judge" in row["rationale"]
+        assert "judge re-ranked the top 2" in row["rationale"]
     assert judge.classify_calls == len(failed)
     assert res.findings.filter(pl.col("source") == "judge_category").height == len(failed)
     jv = res.step_values.filter(pl.col("judge_value").is_not_null())

@@ -1441,6 +1441,169 @@
     </message>
 </context>
 <context>
+    <name>Rationale</name>
+    <message>
+        <source>{category}: {body}</source>
+        <translation>{category}：{body}</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>{body} ({tail})</source>
+        <translation>{body}（{tail}）</translation>
+    </message>
+    <message>
+        <source>{step} commits to an approach that is later revised or fails</source>
+        <translation>{step} 采用的方案随后被修改或失败</translation>
+    </message>
+    <message>
+        <source>{step} turns away from the stated task to a goal nobody asked for</source>
+        <translation>{step} 偏离了既定任务，转向无人要求的目标</translation>
+    </message>
+    <message>
+        <source>{step} ignores or contradicts a fact an observation already gave</source>
+        <translation>{step} 忽视或违背了观察结果中已给出的事实</translation>
+    </message>
+    <message>
+        <source>{step} builds on an earlier mistake and carries it forward</source>
+        <translation>{step} 建立在先前的错误之上，并把错误延续下去</translation>
+    </message>
+    <message>
+        <source>{step} repeats an earlier action without progress</source>
+        <translation>{step} 重复了先前的操作，毫无进展</translation>
+    </message>
+    <message>
+        <source>{step} leaves an error unhandled (retried unchanged, ignored or misdiagnosed)</source>
+        <translation>{step} 没有处理错误（原样重试、忽略或误判）</translation>
+    </message>
+    <message>
+        <source>{step} claims success without verification, yet the run failed</source>
+        <translation>{step} 未经验证就声称成功，但运行实际失败</translation>
+    </message>
+    <message>
+        <source>{step} claims facts or results that no observation supports</source>
+        <translation>{step} 声称的事实或结果没有任何观察结果支持</translation>
+    </message>
+    <message>
+        <source>{step} meets a tool, API or infrastructure failure</source>
+        <translation>{step} 遇到了工具、API 或基础设施故障</translation>
+    </message>
+    <message>
+        <source>{step} is where the run most likely went wrong</source>
+        <translation>运行最可能在 {step} 出错</translation>
+    </message>
+    <message>
+        <source>it says {quote}</source>
+        <translation>其内容为 {quote}</translation>
+    </message>
+    <message>
+        <source>{quote_step} says {quote}</source>
+        <translation>{quote_step} 写道 {quote}</translation>
+    </message>
+    <message>
+        <source>the output at {quote_step} reads {quote}</source>
+        <translation>{quote_step} 的输出为 {quote}</translation>
+    </message>
+    <message>
+        <source>the {tool} output at {quote_step} reads {quote}</source>
+        <translation>{quote_step} 的 {tool} 输出为 {quote}</translation>
+    </message>
+    <message>
+        <source>it calls {tool} with {quote}</source>
+        <translation>它以 {quote} 调用 {tool}</translation>
+    </message>
+    <message>
+        <source>{quote_step} calls {tool} with {quote}</source>
+        <translation>{quote_step} 以 {quote} 调用 {tool}</translation>
+    </message>
+    <message>
+        <source>{quote_step} revises it: {quote}</source>
+        <translation>{quote_step} 修改了该方案：{quote}</translation>
+    </message>
+    <message>
+        <source>the same action first ran at {first_step}</source>
+        <translation>同样的操作最早在 {first_step} 执行过</translation>
+    </message>
+    <message>
+        <source>{step} states {quote}, but no earlier observation shows {value}</source>
+        <translation>{step} 声称 {quote}，但此前没有任何观察结果显示 {value}</translation>
+    </message>
+    <message>
+        <source>it states {quote}, but no earlier observation shows {value}</source>
+        <translation>它声称 {quote}，但此前没有任何观察结果显示 {value}</translation>
+    </message>
+    <message>
+        <source>the action at {step} fails: the output at {error_step} reads {error_quote}</source>
+        <translation>{step} 的操作失败：{error_step} 的输出为 {error_quote}</translation>
+    </message>
+    <message>
+        <source>{step} reports an error: {quote}</source>
+        <translation>{step} 报告了错误：{quote}</translation>
+    </message>
+    <message>
+        <source>{step} goes on as if the error at {error_step} had not happened: {error_quote}</source>
+        <translation>{step} 继续执行，仿佛 {error_step} 的错误从未发生：{error_quote}</translation>
+    </message>
+    <message>
+        <source>{step} follows the error at {error_step}: {error_quote}</source>
+        <translation>{step} 紧接在 {error_step} 的错误之后：{error_quote}</translation>
+    </message>
+    <message>
+        <source>the agent's next step, {next_step}, goes on without addressing it: {next_quote}</source>
+        <translation>该智能体的下一步（{next_step}）未处理该错误就继续执行：{next_quote}</translation>
+    </message>
+    <message>
+        <source>the agent's next step, {next_step}, responds: {next_quote}</source>
+        <translation>该智能体的下一步（{next_step}）回应：{next_quote}</translation>
+    </message>
+    <message>
+        <source>next, {next_step} says {next_quote}</source>
+        <translation>随后 {next_step} 写道 {next_quote}</translation>
+    </message>
+    <message>
+        <source>{step} has no text; the task reads {quote}</source>
+        <translation>{step} 没有文本；任务为 {quote}</translation>
+    </message>
+    <message>
+        <source>{step} has no text</source>
+        <translation>{step} 没有文本</translation>
+    </message>
+    <message>
+        <source>p={p}</source>
+        <translation>p={p}</translation>
+    </message>
+    <message>
+        <source>p={p}, runner-up {runner_step} p={runner_p}</source>
+        <translation>p={p}，次优候选 {runner_step} p={runner_p}</translation>
+    </message>
+    <message>
+        <source>responsible agent {agent}, {share} of the candidate mass</source>
+        <translation>责任智能体 {agent}，占候选概率的 {share}</translation>
+    </message>
+    <message>
+        <source>judge re-ranked the top {n}</source>
+        <translation>评审模型重新排序了前 {n} 个候选</translation>
+    </message>
+    <message>
+        <source>category from the judge</source>
+        <translation>类别来自评审模型</translation>
+    </message>
+    <message>
+        <source>run succeeded</source>
+        <translation>运行成功</translation>
+    </message>
+    <message>
+        <source>run has no steps</source>
+        <translation>运行没有步骤</translation>
+    </message>
+    <message>
+        <source>step {n}</source>
+        <translation>步骤 {n}</translation>
+    </message>
+</context>
+<context>
     <name>Role</name>
     <message>
         <source>system</source>

@@ -30,6 +30,7 @@ from ui.i18n.labels import (
 )
 from ui.models.steps_list import parse_steps_list
 from ui.theme import CATEGORY_COLORS, DECISIVE, OUTCOME_COLORS, is_dark
+from ui.views.rationale_html import rationale_html
 
 _STEP_REF_RE = re.compile(r"\b(step )(\d+)\b")
 
@@ -235,8 +236,8 @@ class InspectorPane(QWidget):
                     sc = scores[i].strip() if i < len(scores) else ""
                     links.append(f"<a href='step:{s}'>{s}</a>" + (f" <span class='muted'>({_e(sc)})</span>" if sc else ""))
                 out.append(self._row(self.tr("Candidates"), ", ".join(links)))
-            if r.get("rationale"):
-                out.append(self._row(self.tr("Rationale"), _e(r["rationale"])))
+            if r.get("rationale") or r.get("rationale_json"):
+                out.append(self._row(self.tr("Rationale"), rationale_html(r.get("rationale_json"), r.get("rationale"))))
             if r.get("largest_drop") is not None:
                 s = r.get("largest_drop_step")
                 link = f" <a href='step:{s}'>{_e(L['at step {s}'].format(s=s))}</a>" if s is not None else ""
