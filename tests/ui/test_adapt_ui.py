@@ -156,3 +156,31 @@ def test_cancel_stops_the_adaptation_and_stores_nothing(adapt_window: Any, qtbot
     assert ws.list_rankers() == []
     assert any("cancelled" in t for t in w.message_bar.texts())
     assert ctrl.act_adapt.isEnabled()
+
+
+def test_adapt_dialogs_speak_chinese(qtbot: Any, app: Any, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from analyzer.workspace import Workspace
+    from ui.dialogs.adapt_dialog import AdaptResultDialog, RankerVersionsDialog
+    from ui.i18n import install_language
+
+    ws = Workspace(tmp_path / "w.trajscope", author="ana")
+    base = Ranker.load().params
+    v = ws.save_ranker(replace(base, meta={"kind": "adapted", "n_labels": 9, "strength": 3.0}).to_json(),
+                       9, 2 / 9, 5 / 9, 9)
+    try:
+        assert install_language("zh_CN")
+        dlg = AdaptResultDialog(v, lambda: None, lambda: None)
+        qtbot.addWidget(dlg)
+        assert dlg.windowTitle() == "已按你的标注适配排序器"
+        assert dlg.table.item(1, 0).text() == "适配后的权重" and dlg.table.item(1, 1).text() == "56% (5/9)"
+        assert "有提升" in dlg.verdict.text()
+        ARTIFACTS.mkdir(exist_ok=True)
+        assert dlg.grab().save(str(ARTIFACTS / "adapt_result_dialog_zh_CN.png"))
+        vd = RankerVersionsDialog(ws.list_rankers(), lambda _i: None, lambda: None)
+        qtbot.addWidget(vd)
+        assert vd.table.item(0, 0).text() == "内置权重" and vd.table.item(1, 0).text() == f"#{v.id}"
+    finally:
+        install_language("en")
+        ws.close()

@@ -29,7 +29,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QLayout, QToolButton, QWidget
 
-from analyzer.attribution.adapt import MIN_LABELS, describe
+from analyzer.attribution.adapt import MIN_LABELS
 from analyzer.workspace import RankerVersion, Workspace, WorkspaceError
 from ui.workers import Job, resolve_embedder
 
@@ -75,18 +75,18 @@ class AdaptJob(Job):
         from analyzer.attribution.ranker import Ranker
         from analyzer.jobs import Cancelled
 
-        tr = QCoreApplication.translate
         skipped: list[tuple[str, str]] = []
         embedder = None
         if self.use_embedder:
-            self._progress(0, len(self.labels), tr("AdaptController", "loading the embedder"))
+            self._progress(0, len(self.labels), QCoreApplication.translate("AdaptController", "loading the embedder"))
             embedder = resolve_embedder()
 
         def features_progress(done: int, total: int, message: str = "") -> None:
-            self._progress(done, total, tr("AdaptController", "features: {run}").format(run=message))
+            self._progress(done, total, QCoreApplication.translate("AdaptController", "features: {run}").format(run=message))
 
         def fit_progress(done: int, total: int, message: str = "") -> None:
-            self._progress(done, total, tr("AdaptController", "fitting: {what}").format(what=message))
+            self._progress(done, total, QCoreApplication.translate("AdaptController", "cross-validating {done}/{total}").format(
+                done=done, total=total))
 
         try:
             runs = labelled_runs(self.traces, self.steps, self.labels, embedder=embedder, progress=features_progress,
@@ -131,12 +131,11 @@ class AdaptController(QObject):
         self.job: AdaptJob | None = None
         self.result_dialog: Any = None
         self.versions_dialog: Any = None
-        tr = self.tr
-        self.act_adapt = self._action(tr("Adapt to my &labels…"), self.adapt, "Ctrl+Shift+A", "actAdaptRanker")
-        self.act_versions = self._action(tr("Ranker &versions…"), self.versions_dialog_open, None, "actRankerVersions")
-        self.act_versions.setToolTip(tr("Pick an adapted ranker of this workspace, or the shipped weights"))
-        self.act_revert = self._action(tr("Revert to &shipped weights"), self.revert, None, "actRevertRanker")
-        self.act_revert.setToolTip(tr("Analyses use the shipped ranker weights again (adapted versions are kept)"))
+        self.act_adapt = self._action(self.tr("Adapt to my &labels…"), self.adapt, "Ctrl+Shift+A", "actAdaptRanker")
+        self.act_versions = self._action(self.tr("Ranker &versions…"), self.versions_dialog_open, None, "actRankerVersions")
+        self.act_versions.setToolTip(self.tr("Pick an adapted ranker of this workspace, or the shipped weights"))
+        self.act_revert = self._action(self.tr("Revert to &shipped weights"), self.revert, None, "actRevertRanker")
+        self.act_revert.setToolTip(self.tr("Analyses use the shipped ranker weights again (adapted versions are kept)"))
         menu = window.analysis_menu
         menu.setToolTipsVisible(True)
         menu.addSeparator()
@@ -316,7 +315,7 @@ class AdaptController(QObject):
                 "warning", self.tr("{n} labels could not be used.").format(n=len(outcome.skipped)),
                 details="\n".join(f"{t}: {why}" for t, why in outcome.skipped))
         self.window.message_bar.show_message("success", self.tr("Saved ranker version #{id} ({name}).").format(
-            id=version.id, name=describe(outcome.params, version.id)))
+            id=version.id, name=self.describe_active()))
         self.show_result(version)
 
     def show_result(self, version: RankerVersion) -> Any:
