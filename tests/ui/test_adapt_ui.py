@@ -67,6 +67,7 @@ def test_adapt_to_my_labels_then_revert(adapt_window: Any, qtbot: Any) -> None:
     assert act in w.analysis_menu.actions() and act.shortcut().toString() == "Ctrl+Shift+A"
     assert ctrl.desk_button is not None and ctrl.desk_button.defaultAction() is act
     assert not act.isEnabled() and "5 more failed runs" in act.toolTip()
+    assert ctrl.desk_button.text() == "Adapt to my labels (0/5)"
     assert ctrl.ranker_label.text() == "Ranker: shipped"
     _analyse_all(w, qtbot)
     shipped_runs = w.session.analysis.runs.sort("trace_id")
@@ -86,6 +87,7 @@ def test_adapt_to_my_labels_then_revert(adapt_window: Any, qtbot: Any) -> None:
     for tid in failed[4:]:
         _mark_with_d(w, qtbot, tid, LABEL_STEP)
     assert act.isEnabled() and "your 8 labelled failed runs" in act.toolTip()
+    assert ctrl.desk_button.text() == "Adapt to my labels" and ctrl.desk_button.isEnabled()
     # Ctrl+Shift+A adapts in the background, stores a version and shows the result
     seen: list[tuple[str, int, int]] = []
     w.jobs.progress.connect(lambda kind, done, total, _m: seen.append((kind, done, total)))

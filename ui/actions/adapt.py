@@ -231,6 +231,8 @@ class AdaptController(QObject):
                           "weights").format(n=n)
         self.act_adapt.setToolTip(tip)
         self.act_adapt.setStatusTip(tip)
+        self.act_adapt.setIconText(self.tr("Adapt to my labels ({have}/{need})").format(have=n, need=MIN_LABELS)
+                                   if missing else self.tr("Adapt to my labels"))
         version = self.active_version()
         self.act_revert.setEnabled(version is not None)
         self.act_versions.setEnabled(self.workspace is not None)

@@ -187,6 +187,14 @@
         <translation>用你标注的 {n} 个失败运行拟合决定性步骤排序器，并向内置权重收缩</translation>
     </message>
     <message>
+        <source>Adapt to my labels ({have}/{need})</source>
+        <translation>按我的标注适配（{have}/{need}）</translation>
+    </message>
+    <message>
+        <source>Adapt to my labels</source>
+        <translation>按我的标注适配</translation>
+    </message>
+    <message>
         <source>Ranker: shipped</source>
         <translation>排序器：内置</translation>
     </message>

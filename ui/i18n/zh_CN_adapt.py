@@ -8,6 +8,8 @@ from __future__ import annotations
 TRANSLATIONS: dict[str, str] = {
     # actions and status
     "Adapt to my &labels…": "按我的标注适配(&L)…",
+    "Adapt to my labels ({have}/{need})": "按我的标注适配（{have}/{need}）",
+    "Adapt to my labels": "按我的标注适配",
     "Ranker &versions…": "排序器版本(&V)…",
     "Pick an adapted ranker of this workspace, or the shipped weights": "选择此工作区中已适配的排序器，或内置权重",
     "Revert to &shipped weights": "恢复内置权重(&S)",
