@@ -366,7 +366,8 @@ class Workspace:
             return self._action("Mark decisive", changes)
 
     # -- adapted rankers ------------------------------------------------------------------------
-    _RANKER_COLS = "id, created, author, params, n_labels, shipped_step_at_1, adapted_step_at_1, cv_n, active"
+    _RANKER_FIELDS = "created, author, params, n_labels, shipped_step_at_1, adapted_step_at_1, cv_n, active"
+    _RANKER_COLS = "id, " + _RANKER_FIELDS
 
     @staticmethod
     def _ranker_row(r: Sequence[Any]) -> RankerVersion:
@@ -416,7 +417,7 @@ class Workspace:
         stmts: list[tuple[str, tuple[Any, ...]]] = []
         if activate:
             stmts.append(("UPDATE rankers SET active = 0 WHERE active = 1", ()))
-        stmts.append((f"INSERT INTO rankers ({self._RANKER_COLS.replace('id, ', '', 1)}) VALUES (?,?,?,?,?,?,?,?)",
+        stmts.append((f"INSERT INTO rankers ({self._RANKER_FIELDS}) VALUES (?,?,?,?,?,?,?,?)",
                        (_now(), author or self.author, blob, int(n_labels), shipped_step_at_1, adapted_step_at_1,
                         cv_n, 1 if activate else 0)))
         with self._lock:
