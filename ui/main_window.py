@@ -84,6 +84,7 @@ class MainWindow(QMainWindow):
         self._analysis_buffer: list[RunAnalysis] = []
         self._analysis_total = 0
         self._analysis_seen = 0
+        self._analysis_ranker = ""
         self._tabs: dict[str, QWidget] = {}
         self._judge_curve_wanted: str | None = None
         self._judge_curve_done: set[str] = set()
@@ -527,7 +528,9 @@ class MainWindow(QMainWindow):
         steps = self.session.steps.filter(pl.col("trace_id").is_in(ids))
         use_judge, model = current_choice()
         use_embedder = ui_settings.get_str(EMBEDDER_KEY, "1") == "1"
-        job = AnalyzeJob(traces, steps, use_judge=use_judge, judge_choice=model, use_embedder=use_embedder)
+        ranker, self._analysis_ranker = self.analysis_ranker()
+        job = AnalyzeJob(traces, steps, use_judge=use_judge, judge_choice=model, use_embedder=use_embedder,
+                         ranker=ranker)
         self._analysis_total = traces.height
         self._analysis_seen = 0
         job.signals.partial.connect(self._on_run_analysed)
@@ -536,6 +539,14 @@ class MainWindow(QMainWindow):
         job.signals.failed.connect(lambda msg, details: self.show_error(self.tr("Analysis failed: {msg}").format(msg=msg), details))
         self.job_label.setText(self.tr("Analysing {n} runs…").format(n=traces.height))
         return self.jobs.start(job)
+
+    def analysis_ranker(self) -> tuple[Any, str]:
+        """The ranker analyses use (the workspace's adapted one, else None: shipped) and its name."""
+        provider = getattr(self, "ranker_provider", None)
+        if provider is None:
+            return None, ""
+        ranker, name = provider()
+        return ranker, str(name)
 
     def _maybe_judge_curve(self, *_a: Any) -> None:
         """Opening a failed run computes the judge's value curve in the background (if a judge is chosen)."""
@@ -566,7 +577,8 @@ class MainWindow(QMainWindow):
         traces = self.session.traces.filter(pl.col("trace_id") == tid)
         steps = self.session.steps.filter(pl.col("trace_id") == tid)
         job = AnalyzeJob(traces, steps, use_judge=True, judge_choice=model,
-                         use_embedder=ui_settings.get_str(EMBEDDER_KEY, "1") == "1", judge_curve=True)
+                         use_embedder=ui_settings.get_str(EMBEDDER_KEY, "1") == "1", judge_curve=True,
+                         ranker=self.analysis_ranker()[0])
         job.kind = "judge_curve"
         job.signals.notice.connect(self._judge_notice)
         job.signals.finished.connect(self._judge_curve_finished)
@@ -604,6 +616,9 @@ class MainWindow(QMainWindow):
         if result.cancelled:
             self.message_bar.show_message("warning", self.tr("Analysis cancelled after {n} of {total} runs; their results are kept.").format(
                 n=n, total=self._analysis_total))
+        elif self._analysis_ranker:
+            self.message_bar.show_message("success", self.tr("Analysed {n} runs (ranker: {ranker}).").format(
+                n=n, ranker=self._analysis_ranker))
         else:
             self.message_bar.show_message("success", self.tr("Analysed {n} runs.").format(n=n))
         if result.errors:
@@ -635,7 +650,8 @@ class MainWindow(QMainWindow):
             self.progress.setRange(0, total)
             self.progress.setValue(min(done, total))
             self.progress.setFormat(f"{done}/{total}")
-        label = {"load": self.tr("Loading"), "judge_curve": self.tr("Judge value curve")}.get(kind, self.tr("Analysing"))
+        label = {"load": self.tr("Loading"), "judge_curve": self.tr("Judge value curve"),
+                 "adapt": self.tr("Adapting the ranker")}.get(kind, self.tr("Analysing"))
         unit = self.tr("Cancel stops after the current file") if kind == "load" else self.tr("Cancel stops after the current run")
         self.job_label.setText(f"{label}: {message[:48]}" if message else label)
         self.job_label.setToolTip(unit)

@@ -144,13 +144,16 @@ class AnalyzeJob(Job):
         judge_choice: Judge model name or ``.gguf`` path (None: bundled default).
         use_embedder: Use the sentence embedder for alignment signals (loaded once, lazily).
         judge_curve: Also compute the judge's value curve of failed runs (what opening a run asks for).
+        ranker: The ranker to use (the workspace's adapted one); None: the shipped weights.
     """
 
     kind = "analyze"
 
     def __init__(self, traces: pl.DataFrame, steps: pl.DataFrame, use_judge: bool = False,
-                 judge_choice: str | None = None, use_embedder: bool = True, judge_curve: bool = False) -> None:
+                 judge_choice: str | None = None, use_embedder: bool = True, judge_curve: bool = False,
+                 ranker: Any = None) -> None:
         super().__init__()
+        self.ranker = ranker
         self.use_embedder = use_embedder
         self.judge_curve = judge_curve
         self.traces = traces
@@ -174,6 +177,8 @@ class AnalyzeJob(Job):
             self._progress(0, self.traces.height, QCoreApplication.translate("Workers", "loading the embedder"))
             embedder = resolve_embedder()
         kwargs: dict[str, Any] = {}
+        if self.ranker is not None:
+            kwargs["ranker"] = self.ranker
         if self.judge_curve:
             from analyzer.pipeline import AnalyzeOptions
 

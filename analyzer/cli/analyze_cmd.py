@@ -1,9 +1,10 @@
-"""``trajscope analyze PATH... [--judge FILE.gguf|NAME] [--no-judge] [--out DIR]``.
+"""``trajscope analyze PATH... [--judge FILE.gguf|NAME] [--no-judge] [--out DIR] [--workspace FILE]``.
 
 Loads the runs, analyses them (detectors, attribution, value curves; the judge re-ranks the
 top candidates of failed runs when a model is available), writes ``traces``, ``steps``,
 ``findings`` and ``models`` as CSV + Parquet, and prints a progress bar and a summary table
-on stderr.
+on stderr. With ``--workspace FILE``, the ranker adapted to the analyst's labels that the
+workspace marks active is used (else the shipped weights); the command says which.
 
 Exit codes: 0 everything fine, 1 some input failed to load, 2 bad usage.
 """
@@ -31,8 +32,33 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--judge-curve", action="store_true",
                    help="also compute the judge's value curve for failed runs (slower)")
     p.add_argument("--no-cache", action="store_true", help="do not use the parsed-data cache")
+    p.add_argument("--workspace", type=Path, metavar="FILE",
+                   help="use the ranker adapted to the analyst's labels that this workspace has active")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary table")
     p.set_defaults(func=run)
+
+
+def workspace_ranker(path: Path) -> tuple[Any, str]:
+    """The active ranker of a workspace file and a line naming it.
+
+    Raises:
+        ValueError: The file is missing, not a workspace, or its active ranker is damaged.
+    """
+    from analyzer.attribution.adapt import workspace_ranker as active
+    from analyzer.workspace import Workspace, WorkspaceError
+
+    if not path.is_file():
+        raise ValueError(f"--workspace {path}: no such file")
+    try:
+        ws = Workspace(path)
+    except WorkspaceError as exc:
+        raise ValueError(str(exc)) from None
+    try:
+        return active(ws)
+    except WorkspaceError as exc:
+        raise ValueError(str(exc)) from None
+    finally:
+        ws.close()
 
 
 def add_model_options(p: argparse.ArgumentParser) -> None:
@@ -138,6 +164,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"trajscope analyze: --out {args.out} exists and is not a folder", file=sys.stderr)
         return 2
     show = not args.quiet
+    ranker = None
+    ranker_line = ""
+    if args.workspace is not None:
+        try:
+            ranker, ranker_line = workspace_ranker(args.workspace)
+        except ValueError as exc:
+            print(f"trajscope analyze: {exc}", file=sys.stderr)
+            return 2
     try:
         with progress_bar(show, "loading") as prog:
             res = load(args.paths, cache=None if args.no_cache else ParsedCache(), progress=prog)
@@ -146,12 +180,18 @@ def run(args: argparse.Namespace) -> int:
         return 2
     notes: list[str] = []
     judge, embedder = load_models(args, notes)
+    if ranker is not None and bool(ranker.params.meta.get("embeddings", embedder is not None)) != (embedder is not None):
+        notes.append("the adapted ranker was fitted " + ("with" if embedder is None else "without")
+                     + " sentence embeddings, this analysis runs " + ("without" if embedder is None else "with")
+                     + " them; its figures may not hold")
     for n in notes:
         err.print(f"[yellow]note:[/] {n}", highlight=False)
+    if ranker_line:
+        err.print(f"ranker: {ranker_line}", highlight=False, markup=False)
     from analyzer.pipeline import AnalyzeOptions
 
     with progress_bar(show, "analysing") as prog:
-        result = analyze(res.traces, res.steps, judge=judge, embedder=embedder, progress=prog,
+        result = analyze(res.traces, res.steps, judge=judge, embedder=embedder, progress=prog, ranker=ranker,
                          options=AnalyzeOptions(judge_curve=args.judge_curve))
     try:
         written = write_outputs(args.out, res.traces, res.steps, result)

@@ -1,10 +1,11 @@
-"""Crash-safe SQLite workspace for annotations, tags, statuses and notes."""
+"""Crash-safe SQLite workspace for annotations, tags, statuses, notes and adapted rankers."""
 
 from analyzer.workspace.agreement import Agreement, judge_analyst_agreement
 from analyzer.workspace.store import (
     Annotation,
     ImportReport,
     MergeConflict,
+    RankerVersion,
     Target,
     Workspace,
     WorkspaceError,
@@ -15,6 +16,7 @@ __all__ = [
     "Annotation",
     "ImportReport",
     "MergeConflict",
+    "RankerVersion",
     "Target",
     "Workspace",
     "WorkspaceError",

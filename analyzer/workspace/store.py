@@ -22,6 +22,11 @@ Storage faults (read-only file or folder, unwritable parent, full disk, a lock h
 raise a :class:`WorkspaceError` that says what is wrong and what to do
 (:mod:`analyzer.workspace.faults`); the failed action is rolled back and nothing acknowledged
 before it is lost.
+
+Rankers adapted to the analyst's labels (schema version 2) are kept as numbered versions
+(params JSON, number of labels, cross-validated step@1 of the shipped and adapted weights);
+at most one is active, and none means the shipped weights. Activating another version or
+reverting to the shipped weights changes only the active flag, so the history stays.
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ from analyzer.taxonomy import CATEGORY_IDS
 from analyzer.workspace.faults import WorkspaceError as WorkspaceError
 from analyzer.workspace.faults import storage_error
 
-WORKSPACE_SCHEMA_VERSION = 1
+WORKSPACE_SCHEMA_VERSION = 2
 STATUSES = ("accepted", "rejected", "decisive")
 RUN_LEVEL = -1
 BUSY_TIMEOUT_S = 10.0
@@ -64,6 +69,21 @@ _MIGRATIONS: dict[int, list[str]] = {
             PRIMARY KEY (trace_id, step, author)
         )""",
         "CREATE INDEX annotations_trace ON annotations(trace_id)",
+    ],
+    2: [
+        # adapted rankers, versioned; at most one is active (none: the shipped weights)
+        """CREATE TABLE rankers (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            created TEXT NOT NULL,
+            author TEXT NOT NULL DEFAULT '',
+            params TEXT NOT NULL,
+            n_labels INTEGER NOT NULL,
+            shipped_step_at_1 REAL,
+            adapted_step_at_1 REAL,
+            cv_n INTEGER,
+            active INTEGER NOT NULL DEFAULT 0 CHECK (active IN (0, 1))
+        )""",
+        "CREATE UNIQUE INDEX rankers_one_active ON rankers(active) WHERE active = 1",
     ],
 }
 
@@ -94,6 +114,33 @@ class Annotation:
         d = asdict(self)
         d["tags"] = list(self.tags)
         return d
+
+
+@dataclass(frozen=True)
+class RankerVersion:
+    """One stored adapted ranker.
+
+    Attributes:
+        id: Version number (increasing).
+        created: When it was stored (ISO 8601, UTC).
+        author: Analyst who adapted it.
+        params: Ranker params as JSON (``RankerParams.to_json()``).
+        n_labels: Labelled runs it was fitted on.
+        shipped_step_at_1: Cross-validated step@1 of the shipped weights on those labels.
+        adapted_step_at_1: The same for the adapted weights (refitted without each held-out run).
+        cv_n: Runs in that cross-validation.
+        active: True for the version analyses use.
+    """
+
+    id: int
+    created: str
+    author: str
+    params: dict[str, Any]
+    n_labels: int
+    shipped_step_at_1: float | None
+    adapted_step_at_1: float | None
+    cv_n: int | None
+    active: bool
 
 
 @dataclass
@@ -443,6 +490,108 @@ class Workspace:
             return changes
 
         return self._run("Mark decisive", compute)
+
+    # -- adapted rankers ------------------------------------------------------------------------
+    _RANKER_FIELDS = "created, author, params, n_labels, shipped_step_at_1, adapted_step_at_1, cv_n, active"
+    _RANKER_COLS = "id, " + _RANKER_FIELDS
+
+    @staticmethod
+    def _ranker_row(r: Sequence[Any]) -> RankerVersion:
+        try:
+            params = orjson.loads(r[3])
+        except orjson.JSONDecodeError as exc:
+            raise WorkspaceError(f"ranker version {r[0]}: damaged params ({exc})") from None
+        return RankerVersion(id=int(r[0]), created=str(r[1]), author=str(r[2]), params=params, n_labels=int(r[4]),
+                             shipped_step_at_1=r[5], adapted_step_at_1=r[6], cv_n=r[7], active=bool(r[8]))
+
+    def _ranker_tx(self, statements: Sequence[tuple[str, tuple[Any, ...]]]) -> int | None:
+        """Run statements in one write transaction (:meth:`_transaction`); the last inserted row id."""
+        last: int | None = None
+        with self._transaction() as db:
+            for sql, args in statements:
+                cur = db.execute(sql, args)
+                if sql.lstrip().upper().startswith("INSERT"):
+                    last = cur.lastrowid
+        return last
+
+    def save_ranker(self, params: dict[str, Any], n_labels: int, shipped_step_at_1: float | None = None,
+                    adapted_step_at_1: float | None = None, cv_n: int | None = None, activate: bool = True,
+                    author: str | None = None) -> RankerVersion:
+        """Store a new ranker version (one transaction); by default it becomes the active one.
+
+        Args:
+            params: ``RankerParams.to_json()`` of the adapted ranker.
+            n_labels: Labelled runs it was fitted on.
+            shipped_step_at_1: Cross-validated step@1 of the shipped weights on the labels.
+            adapted_step_at_1: Cross-validated step@1 of the adapted weights.
+            cv_n: Runs in that cross-validation.
+            activate: Make it the version analyses use.
+            author: Who adapted it (default: this workspace's author).
+
+        Returns:
+            The stored version.
+        """
+        if not isinstance(params, dict) or "weights" not in params:
+            raise WorkspaceError("not ranker params (no weights)")
+        blob = orjson.dumps(params, option=orjson.OPT_SERIALIZE_NUMPY).decode("utf-8")
+        stmts: list[tuple[str, tuple[Any, ...]]] = []
+        if activate:
+            stmts.append(("UPDATE rankers SET active = 0 WHERE active = 1", ()))
+        stmts.append((f"INSERT INTO rankers ({self._RANKER_FIELDS}) VALUES (?,?,?,?,?,?,?,?)",
+                       (_now(), author or self.author, blob, int(n_labels), shipped_step_at_1, adapted_step_at_1,
+                        cv_n, 1 if activate else 0)))
+        with self._lock:
+            new_id = self._ranker_tx(stmts)
+            version = self.ranker(int(new_id or 0))
+        if version is None:
+            raise WorkspaceError("the ranker version was not stored")
+        return version
+
+    def ranker(self, version_id: int) -> RankerVersion | None:
+        """One stored ranker version."""
+        with self._lock:
+            r = self._db.execute(f"SELECT {self._RANKER_COLS} FROM rankers WHERE id = ?", (int(version_id),)).fetchone()
+        return self._ranker_row(r) if r else None
+
+    def list_rankers(self) -> list[RankerVersion]:
+        """Every stored ranker version, newest first."""
+        with self._lock:
+            rows = self._db.execute(f"SELECT {self._RANKER_COLS} FROM rankers ORDER BY id DESC").fetchall()
+        return [self._ranker_row(r) for r in rows]
+
+    def active_ranker(self) -> RankerVersion | None:
+        """The ranker version analyses use; None means the shipped weights."""
+        with self._lock:
+            r = self._db.execute(f"SELECT {self._RANKER_COLS} FROM rankers WHERE active = 1").fetchone()
+        return self._ranker_row(r) if r else None
+
+    def activate(self, version_id: int) -> RankerVersion:
+        """Make a stored version the active one (one transaction)."""
+        with self._lock:
+            if self.ranker(version_id) is None:
+                raise WorkspaceError(f"no ranker version {version_id} in {self.path.name}")
+            self._ranker_tx([("UPDATE rankers SET active = 0 WHERE active = 1", ()),
+                             ("UPDATE rankers SET active = 1 WHERE id = ?", (int(version_id),))])
+            version = self.ranker(version_id)
+        if version is None:
+            raise WorkspaceError(f"ranker version {version_id} disappeared while it was activated")
+        return version
+
+    def revert_to_shipped(self) -> None:
+        """Analyses use the shipped weights again; every stored version is kept."""
+        with self._lock:
+            self._ranker_tx([("UPDATE rankers SET active = 0 WHERE active = 1", ())])
+
+    def decisive_labels(self) -> dict[str, int]:
+        """Run id -> decisive step, for runs where the analysts marked exactly one decisive step.
+
+        Runs whose analysts marked different decisive steps are left out (no agreed label).
+        Whether the run failed is for the caller to check (the workspace does not know outcomes).
+        """
+        with self._lock:
+            rows = self._db.execute("SELECT trace_id, MIN(step) FROM annotations WHERE status = 'decisive' "
+                                    "AND step >= 0 GROUP BY trace_id HAVING COUNT(DISTINCT step) = 1").fetchall()
+        return {str(t): int(s) for t, s in rows}
 
     # -- undo/redo ---------------------------------------------------------------
     def can_undo(self) -> bool:

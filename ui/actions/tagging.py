@@ -679,6 +679,9 @@ def install_tagging(main_window: Any) -> TaggingController:
     if editor is not None and hasattr(editor, "set_controller"):
         editor.set_controller(ctrl)
         ctrl.editor = editor
+    from ui.actions.adapt import install_adapt
+
+    install_adapt(main_window, ctrl)
     return ctrl
 
 

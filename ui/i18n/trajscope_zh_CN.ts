@@ -141,6 +141,188 @@
     </message>
 </context>
 <context>
+    <name>AdaptController</name>
+    <message>
+        <source>loading the embedder</source>
+        <translation>正在加载嵌入模型</translation>
+    </message>
+    <message>
+        <source>features: {run}</source>
+        <translation>特征：{run}</translation>
+    </message>
+    <message>
+        <source>cross-validating {done}/{total}</source>
+        <translation>交叉验证 {done}/{total}</translation>
+    </message>
+    <message>
+        <source>Adapt to my &amp;labels…</source>
+        <translation>按我的标注适配(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>Ranker &amp;versions…</source>
+        <translation>排序器版本(&amp;V)…</translation>
+    </message>
+    <message>
+        <source>Pick an adapted ranker of this workspace, or the shipped weights</source>
+        <translation>选择此工作区中已适配的排序器，或内置权重</translation>
+    </message>
+    <message>
+        <source>Revert to &amp;shipped weights</source>
+        <translation>恢复内置权重(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Analyses use the shipped ranker weights again (adapted versions are kept)</source>
+        <translation>分析重新使用内置排序器权重（已适配的版本会保留）</translation>
+    </message>
+    <message>
+        <source>Mark the decisive step (D) of 1 more failed run to adapt the ranker ({have} of {need} labelled)</source>
+        <translation>再为 1 个失败运行标记决定性步骤（D）即可适配排序器（已标注 {have}/{need}）</translation>
+    </message>
+    <message>
+        <source>Mark the decisive step (D) of {more} more failed runs to adapt the ranker ({have} of {need} labelled)</source>
+        <translation>再为 {more} 个失败运行标记决定性步骤（D）即可适配排序器（已标注 {have}/{need}）</translation>
+    </message>
+    <message>
+        <source>Fit the decisive-step ranker to your {n} labelled failed runs, shrunk towards the shipped weights</source>
+        <translation>用你标注的 {n} 个失败运行拟合决定性步骤排序器，并向内置权重收缩</translation>
+    </message>
+    <message>
+        <source>Adapt to my labels ({have}/{need})</source>
+        <translation>按我的标注适配（{have}/{need}）</translation>
+    </message>
+    <message>
+        <source>Adapt to my labels</source>
+        <translation>按我的标注适配</translation>
+    </message>
+    <message>
+        <source>Ranker: shipped</source>
+        <translation>排序器：内置</translation>
+    </message>
+    <message>
+        <source>Ranker: adapted #{id}</source>
+        <translation>排序器：已适配 #{id}</translation>
+    </message>
+    <message>
+        <source>shipped weights</source>
+        <translation>内置权重</translation>
+    </message>
+    <message>
+        <source>adapted #{id} ({n} labels)</source>
+        <translation>已适配 #{id}（{n} 个标注）</translation>
+    </message>
+    <message>
+        <source>Adapted ranker #{id} is damaged; the shipped weights are used: {err}</source>
+        <translation>已适配的排序器 #{id} 已损坏，改用内置权重：{err}</translation>
+    </message>
+    <message>
+        <source>Open a workspace first (File ▸ Open workspace).</source>
+        <translation>请先打开工作区（文件 ▸ 打开工作区）。</translation>
+    </message>
+    <message>
+        <source>The ranker is already being adapted.</source>
+        <translation>排序器正在适配中。</translation>
+    </message>
+    <message>
+        <source>Adapting the ranker failed: {msg}</source>
+        <translation>适配排序器失败：{msg}</translation>
+    </message>
+    <message>
+        <source>Adapting the ranker to {n} labels…</source>
+        <translation>正在按 {n} 个标注适配排序器…</translation>
+    </message>
+    <message>
+        <source>Adapting was cancelled; nothing was stored.</source>
+        <translation>适配已取消，未保存任何内容。</translation>
+    </message>
+    <message>
+        <source>Not saved: no workspace is open (File ▸ Open workspace).</source>
+        <translation>未保存：没有打开的工作区（文件 ▸ 打开工作区）。</translation>
+    </message>
+    <message>
+        <source>Not saved: {err}</source>
+        <translation>未保存：{err}</translation>
+    </message>
+    <message>
+        <source>{n} labels could not be used.</source>
+        <translation>有 {n} 个标注无法使用。</translation>
+    </message>
+    <message>
+        <source>Saved ranker version #{id} ({name}).</source>
+        <translation>已保存排序器版本 #{id}（{name}）。</translation>
+    </message>
+    <message>
+        <source>Analyses use the shipped weights again; the adapted versions are kept.</source>
+        <translation>分析重新使用内置权重；已适配的版本会保留。</translation>
+    </message>
+    <message>
+        <source>Re-analyse</source>
+        <translation>重新分析</translation>
+    </message>
+    <message>
+        <source>Analyses use adapted ranker #{id}.</source>
+        <translation>分析使用已适配的排序器 #{id}。</translation>
+    </message>
+</context>
+<context>
+    <name>AdaptResultDialog</name>
+    <message>
+        <source>Ranker adapted to your labels</source>
+        <translation>已按你的标注适配排序器</translation>
+    </message>
+    <message>
+        <source>Version #{id}: fitted on {n} labelled failed runs</source>
+        <translation>版本 #{id}：基于 {n} 个已标注的失败运行拟合</translation>
+    </message>
+    <message>
+        <source>Shrinkage towards the shipped weights: λ = {strength} (chosen by cross-validation; ∞ keeps the shipped weights).</source>
+        <translation>向内置权重的收缩强度：λ = {strength}（由交叉验证选出；∞ 表示保持内置权重）。</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>Step@1 on your labels</source>
+        <translation>在你的标注上的 Step@1</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Shipped weights</source>
+        <translation>内置权重</translation>
+    </message>
+    <message>
+        <source>Adapted weights</source>
+        <translation>适配后的权重</translation>
+    </message>
+    <message>
+        <source>Leave-one-out: each labelled run is predicted by weights fitted without it, so both figures are held-out. With few labels they are rough: one run is {share}.</source>
+        <translation>留一法：每个已标注的运行都由不含它拟合出的权重来预测，因此两个数字都是留出结果。标注较少时数字很粗略：一个运行就占 {share}。</translation>
+    </message>
+    <message>
+        <source>Adapting helped on your labels. Analyses now use version #{id}.</source>
+        <translation>适配在你的标注上有提升。分析现在使用版本 #{id}。</translation>
+    </message>
+    <message>
+        <source>Adapting did not help on your labels. Analyses use version #{id}; you can revert to the shipped weights.</source>
+        <translation>适配在你的标注上没有提升。分析使用版本 #{id}；你可以恢复内置权重。</translation>
+    </message>
+    <message>
+        <source>Re-analyse runs</source>
+        <translation>重新分析运行</translation>
+    </message>
+    <message>
+        <source>Analyse the runs again with the adapted weights</source>
+        <translation>用适配后的权重重新分析这些运行</translation>
+    </message>
+    <message>
+        <source>Revert to shipped weights</source>
+        <translation>恢复内置权重</translation>
+    </message>
+</context>
+<context>
     <name>AnnotationEditor</name>
     <message>
         <source>Annotate the selected step or the whole run</source>
@@ -1322,6 +1504,10 @@
         <translation>分析已在完成 {n}/{total} 个运行后取消；已完成的结果会保留。</translation>
     </message>
     <message>
+        <source>Analysed {n} runs (ranker: {ranker}).</source>
+        <translation>已分析 {n} 个运行（排序器：{ranker}）。</translation>
+    </message>
+    <message>
         <source>Analysed {n} runs.</source>
         <translation>已分析 {n} 个运行。</translation>
     </message>
@@ -1344,6 +1530,10 @@
     <message>
         <source>Judge value curve</source>
         <translation>评审价值曲线</translation>
+    </message>
+    <message>
+        <source>Adapting the ranker</source>
+        <translation>正在适配排序器</translation>
     </message>
     <message>
         <source>Cancel stops after the current file</source>
@@ -1438,6 +1628,57 @@
     <message>
         <source>unknown</source>
         <translation>未知</translation>
+    </message>
+</context>
+<context>
+    <name>RankerVersionsDialog</name>
+    <message>
+        <source>Ranker versions</source>
+        <translation>排序器版本</translation>
+    </message>
+    <message>
+        <source>Analyses use the active ranker. Older versions are kept; pick one to use it again.</source>
+        <translation>分析使用当前启用的排序器。旧版本会保留；选择一个即可重新使用。</translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation>版本</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>创建时间</translation>
+    </message>
+    <message>
+        <source>Analyst</source>
+        <translation>分析员</translation>
+    </message>
+    <message>
+        <source>Labels</source>
+        <translation>标签来源</translation>
+    </message>
+    <message>
+        <source>λ</source>
+        <translation>λ</translation>
+    </message>
+    <message>
+        <source>Shipped step@1</source>
+        <translation>内置 step@1</translation>
+    </message>
+    <message>
+        <source>Adapted step@1</source>
+        <translation>适配后 step@1</translation>
+    </message>
+    <message>
+        <source>In use</source>
+        <translation>使用中</translation>
+    </message>
+    <message>
+        <source>Shipped weights</source>
+        <translation>内置权重</translation>
+    </message>
+    <message>
+        <source>Use selected</source>
+        <translation>使用所选</translation>
     </message>
 </context>
 <context>
@@ -2520,7 +2761,7 @@ Open traces with File ▸ Open, or drop files and folders on the window.</source
     </message>
     <message>
         <source>loading the embedder</source>
-        <translation>正在加载句向量模型</translation>
+        <translation>正在加载嵌入模型</translation>
     </message>
 </context>
 </TS>
