@@ -226,17 +226,28 @@ class Session:
 
     # -- data --------------------------------------------------------------
     def add_load_result(self, res: LoadResult) -> None:
-        """Append what a (partial) load produced; runs already present are skipped."""
+        """Append what a (partial) load produced; runs already present are skipped.
+
+        The loader's grouped de-duplication entries, and one grouped line per file for runs
+        this session already holds, are listed with the load problems.
+        """
+        notices = list(res.duplicates)
         if res.traces.height:
-            new = res.traces.filter(~pl.col("trace_id").is_in(self.traces["trace_id"].implode()))
+            present = res.traces["trace_id"].is_in(self.traces["trace_id"].implode())
+            if present.any():
+                for file, n in res.traces.filter(present).group_by("source_file", maintain_order=True).len().iter_rows():
+                    notices.append(LoadError(str(file), f"{n:,} runs" if n != 1 else "1 run", None,
+                                             "already open in this session; skipped"))
+            new = res.traces.filter(~present)
             ids = new["trace_id"].implode()
             self.traces = pl.concat([self.traces, new], how="vertical_relaxed")
             self.steps = pl.concat([self.steps, res.steps.filter(pl.col("trace_id").is_in(ids))],
                                    how="vertical_relaxed")
             self._invalidate()
             self.traces_changed.emit()
-        if res.errors:
+        if res.errors or notices:
             self.load_errors.extend(res.errors)
+            self.load_errors.extend(notices)
             self.load_errors_changed.emit()
 
     def clear(self) -> None:

@@ -108,7 +108,9 @@ class _Builder:
     def step(self, i: int, s: dict[str, Any]) -> None:
         source = str(s.get("source") or "agent")
         ts = s.get("timestamp") if isinstance(s.get("timestamp"), str) else None
-        base: dict[str, Any] = {"timestamp": ts, "native_index": i}
+        sid = s.get("step_id")
+        native = str(sid) if isinstance(sid, int | str) and not isinstance(sid, bool) else f"steps[{i}]"
+        base: dict[str, Any] = {"timestamp": ts, "native_index": i, "native_step_id": native}
         meta: dict[str, Any] = {"atif_step_id": s.get("step_id"), "source": source}
         for key in ("reasoning_effort", "llm_call_count", "is_copied_context"):
             if s.get(key) not in (None, False):

@@ -36,6 +36,7 @@ from analyzer.loading.jsonio import (
     as_text,
     first_json_char,
     iter_jsonl,
+    label_native_steps,
     read_json_document,
 )
 from analyzer.plugin_host.protocols import ImportContext
@@ -304,8 +305,10 @@ def _user(b: _Builder, msg: Mapping[str, Any], native: int) -> None:
     b.add(agent=agent, role=Role.USER, kind=StepKind.USER, text=as_text(content), native_index=native, timestamp=ts)
 
 
-def messages_to_steps(messages: list[Any]) -> list[Step]:
+def messages_to_steps(messages: list[Any], list_path: str = "messages") -> list[Step]:
     """Convert an OpenAI/Anthropic messages list into canonical steps.
+
+    Each step's ``native_step_id`` is ``<list_path>[i]``, the message it came from.
 
     Raises:
         BadMessages: When a message is not an object or a field has an unreadable shape.
@@ -336,6 +339,7 @@ def messages_to_steps(messages: list[Any]) -> list[Step]:
         else:  # an agent name used as the role (multi-agent chat logs)
             b.add(agent=str(msg.get("name") or msg.get("role")), role=Role.ASSISTANT, kind=StepKind.MESSAGE,
                   text=as_text(msg.get("content")), native_index=i, metadata={"raw_role": msg.get("role")})
+    label_native_steps(b.steps, list_path)
     return b.steps
 
 

@@ -56,6 +56,7 @@ from analyzer.loading.jsonio import (
     args_text,
     as_text,
     first_json_char,
+    label_native_steps,
     parse_json,
     read_json_document,
 )
@@ -546,9 +547,14 @@ def sample_to_trajectory(sample: Any, header: Mapping[str, Any], record: str) ->
             _add_message(b, msg, i, usage, tool_times)
         steps = b.steps
         steps_from = "messages"
+        label_native_steps(steps, "messages")
     elif events:
         steps = _steps_from_events(events)
         steps_from = "events"
+        for st in steps:  # the event's uuid (newer logs), else its place in the events list
+            ev = events[st.native_index] if st.native_index is not None else None
+            uuid = _str(ev.get("uuid")) if isinstance(ev, Mapping) else None
+            st.native_step_id = uuid or f"events[{st.native_index}]"
     else:
         raise ValueError("sample has neither messages nor events")
     if not steps:

@@ -49,7 +49,7 @@ def to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory | Non
         ctx.error(record, "missing 'traj' list" if traj is None else "'traj' is not a list")
         return None
     try:
-        steps = messages_to_steps(traj)
+        steps = messages_to_steps(traj, "traj")
     except BadMessages as exc:
         ctx.error(record, f"traj: {exc}; run skipped")
         return None
