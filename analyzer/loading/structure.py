@@ -23,6 +23,9 @@ from typing import IO, Any
 import ijson
 import orjson
 
+SHORT_VALUE_CHARS = 200
+"""Longest first-record string value kept in :attr:`JsonShape.values`."""
+
 SHAPE_SCAN_BYTES = 64 * 1024 * 1024
 """Most bytes read to find a document's top-level keys (a bigger object's later keys are not seen)."""
 
@@ -42,6 +45,8 @@ class JsonShape:
             item of its list value (only for values that are objects or lists of objects).
         kinds: For each key of the first record, the JSON kind of its value (``object``,
             ``list``, ``string``, ``number``, ``boolean``, ``null``).
+        values: For each key of the first record whose value is a short string (up to
+            :data:`SHORT_VALUE_CHARS`), that string (``schema_version``, ``kind`` ...).
         complete: False when the scan stopped early (size bound, invalid or truncated JSON).
     """
 
@@ -51,6 +56,7 @@ class JsonShape:
     children: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     kinds: Mapping[str, str] = field(default_factory=dict)
     complete: bool = True
+    values: Mapping[str, str] = field(default_factory=dict)
 
     def has(self, *names: str) -> bool:
         """True when the first record has every one of ``names``."""
@@ -63,6 +69,10 @@ class JsonShape:
     def kind(self, name: str) -> str | None:
         """JSON kind of the first record's ``name`` value, or None when absent."""
         return self.kinds.get(name)
+
+    def value(self, name: str) -> str | None:
+        """Short string value of the first record's ``name``, or None."""
+        return self.values.get(name)
 
     def child(self, name: str) -> tuple[str, ...]:
         """Keys of the first record's ``name`` object (or of its list's first item)."""
@@ -106,6 +116,7 @@ class _Scan:
         self.record_keys: list[str] = []
         self.children: dict[str, list[str]] = {}
         self.kinds: dict[str, str] = {}
+        self.values: dict[str, str] = {}
         self.stack: list[str] = []  # role of each open container
         self.pending: str | None = None  # record key whose value comes next
         self.child: str | None = None  # record key whose value is the open child container
@@ -161,6 +172,8 @@ class _Scan:
                 self.done = True  # a list whose first item is a scalar
             elif role == "record" and self.pending is not None:
                 self.kinds[self.pending] = _SCALAR.get(event, "string")
+                if event == "string" and len(value) <= SHORT_VALUE_CHARS:
+                    self.values[self.pending] = value
                 self.pending = None
             elif role == "child_list":
                 self.item_seen = True
@@ -214,6 +227,7 @@ def json_shape(path: Path, max_bytes: int = SHAPE_SCAN_BYTES) -> JsonShape | Non
         children={k: tuple(v) for k, v in scan.children.items()},
         kinds={k: v for k, v in scan.kinds.items() if v},
         complete=complete,
+        values=scan.values,
     )
 
 
@@ -255,7 +269,8 @@ def _small_object(path: Path) -> JsonShape | None:
         return None
     children = {k: c for k, v in doc.items() if (c := _child_keys(v)) is not None}
     keys = tuple(doc)
-    return JsonShape("object", keys, keys, children, {k: _kind_of(v) for k, v in doc.items()}, True)
+    values = {k: v for k, v in doc.items() if isinstance(v, str) and len(v) <= SHORT_VALUE_CHARS}
+    return JsonShape("object", keys, keys, children, {k: _kind_of(v) for k, v in doc.items()}, True, values)
 
 
 @dataclass(frozen=True)

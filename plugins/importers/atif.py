@@ -23,6 +23,7 @@ from typing import Any
 
 from analyzer.errors import ImportFailure
 from analyzer.loading.jsonio import args_text, first_json_char, iter_jsonl, read_json_document
+from analyzer.loading.structure import JsonShape
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 from plugins.importers.swe_agent import (
@@ -258,6 +259,17 @@ class AtifImporter:
     def sniff(self, head: bytes, path: Path) -> bool:
         """Claims JSON/JSONL whose head declares an ``ATIF-v1.x`` schema version."""
         return first_json_char(head) in ("{", "[") and _SNIFF_RE.search(head) is not None
+
+    def sniff_structure(self, shape: JsonShape, path: Path) -> bool:
+        """Claims records with ``steps`` whose ``schema_version`` is ``ATIF-v1.x``."""
+        version = shape.value("schema_version")
+        return version is not None and version.startswith("ATIF-v1.") and "steps" in shape.record_keys
+
+    def near_miss(self, shape: JsonShape, path: Path) -> tuple[float, str] | None:
+        """Names a record that has ATIF's ``steps`` and ``agent`` but no ``schema_version``."""
+        if shape.has("steps", "agent", "session_id") and "schema_version" not in shape.record_keys:
+            return 0.7, "looks like an ATIF trajectory but has no `schema_version` (ATIF-v1.x)"
+        return None
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield the trajectories of an ATIF file."""

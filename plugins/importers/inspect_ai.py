@@ -60,6 +60,7 @@ from analyzer.loading.jsonio import (
     parse_json,
     read_json_document,
 )
+from analyzer.loading.structure import JsonShape
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 
@@ -742,6 +743,12 @@ class InspectJsonImporter:
         if b'"eval"' not in head or b'"task"' not in head:
             return False
         return b'"version"' in head and (b'"plan"' in head or b'"samples"' in head or b'"status"' in head)
+
+    def sniff_structure(self, shape: JsonShape, path: Path) -> bool:
+        """Claims JSON objects with ``version``, an ``eval`` object holding ``task``, and ``plan``/``samples``/``status``."""
+        if shape.container != "object" or shape.kind("eval") != "object" or "task" not in shape.child("eval"):
+            return False
+        return "version" in shape.keys and shape.has_any("plan", "samples", "status")
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per sample, streaming the samples array when ijson is available."""

@@ -422,8 +422,8 @@ class OpenHandsImporter:
         above falls back to :meth:`sniff` on the head.
         """
         keys = shape.record_keys
-        if shape.kind("schema_version") == "string" and "steps" in keys:
-            return False  # ATIF
+        if (shape.value("schema_version") or "").startswith("ATIF-v"):
+            return False
         if "instance_id" in keys and ("history" in keys or "test_result" in keys):
             return True
         if _RESOLVER_RULE.matches(keys) and shape.kind("history") in ("list", None):

@@ -211,7 +211,7 @@ class WhoAndWhenImporter:
         """Names what a record that looks like Who&When lacks (``history``, the label keys)."""
         if _RULE.matches(shape.record_keys):
             kind = shape.kind("history")
-            return None if kind in ("list", None) else (0.9, f"looks like Who&When but its `history` is a {kind}, not a list")
+            return None if kind in ("list", None) else (0.9, f"looks like Who&When but its `history` is {'an' if kind == 'object' else 'a'} {kind}, not a list")
         return _RULE.near_miss(shape.record_keys)
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
