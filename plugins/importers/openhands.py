@@ -1,10 +1,15 @@
-"""OpenHands importer: V0 event streams, evaluation ``output.jsonl`` and V1 SDK events.
+"""OpenHands importer: V0 event streams, evaluation and resolver ``output.jsonl``, V1 SDK events.
 
 * ``trajectory.json``: a list of events, or ``{"history": [...]}`` / ``{"trajectory": [...]}``
   (an optional ``metadata`` object beside the list is kept).
 * ``output.jsonl``: one evaluation instance per line, ``{instance_id, instruction, history,
   test_result, metadata, metrics, error}`` (old files hold ``history`` as
   ``[action, observation]`` pairs; both are read).
+* resolver ``output.jsonl``: one ``ResolverOutput`` per line, ``{issue {owner, repo, number,
+  title, body}, issue_type, instruction, base_commit, git_patch, history, metrics, success,
+  comment_success, result_explanation | success_explanation, error}``: the run's id is
+  ``owner/repo#number``, its outcome ``success``; early files hold flat actions (the action's
+  fields on the event itself, no ``args``/``source``), read too.
 * V1 SDK events carry a ``kind`` discriminator (``MessageEvent``, ``ActionEvent``,
   ``ObservationEvent``, ``AgentErrorEvent`` ...).
 
@@ -16,7 +21,7 @@ none). The ``finish`` action gives the final answer. ``agent_state_changed`` and
 events, ``think`` observations ("Your thought has been logged.") and V1 state/condensation
 events are skipped and counted in ``metadata["skipped_events"]``. Outcome: ``test_result`` (``resolved``/``report.resolved``/
 ``success``/``score``) when present, else ``error`` or a final ``error`` agent state means
-failure, else unknown.
+failure, else unknown. ``native_step_id`` is the event's ``id``, else ``history[i]``.
 """
 
 from __future__ import annotations
@@ -55,6 +60,8 @@ _SKIPPED_KINDS = frozenset({"ConversationStateUpdateEvent", "Condensation", "Con
 _ARG_NOISE = frozenset({"thought", "confirmation_state", "security_risk", "is_confirmed", "hidden", "blocking",
                         "is_input", "impl_source", "include_extra", "kernel_init_code", "wait_for_response",
                         "image_urls", "file_urls", "action", "reasoning_content"})
+_FLAT_EVENT_KEYS = frozenset({"action", "id", "timestamp", "source", "message", "cause", "tool_call_metadata",
+                              "llm_metrics", "observation"})
 _V1_KIND_RE = re.compile(rb'"kind"\s*:\s*"(?:ActionEvent|ObservationEvent|MessageEvent|SystemPromptEvent)"')
 _ROLE_OF_SOURCE = {"user": Role.USER, "agent": Role.ASSISTANT, "environment": Role.ENVIRONMENT}
 
@@ -138,7 +145,12 @@ class _Builder:
             self.skip(kind)
             return
         source = ev.get("source")
-        args = as_dict(ev.get("args"))
+        if "args" in ev:
+            args = as_dict(ev.get("args"))
+        else:  # legacy flat actions (early resolver output): the fields sit on the event itself
+            args = {k: v for k, v in ev.items() if k not in _FLAT_EVENT_KEYS}
+            if source is None:
+                source = "user" if kind == "message" and not self.steps else "agent"
         ts = ev.get("timestamp") if isinstance(ev.get("timestamp"), str) else None
         base: dict[str, Any] = {"agent": _agent(source), "timestamp": ts, "native_index": i}
         meta: dict[str, Any] = {"event_id": ev.get("id"), "action": kind}
@@ -206,7 +218,7 @@ class _Builder:
         if cause is not None:
             meta["cause"] = cause
         md = as_dict(extras.get("metadata"))
-        exit_code = opt_int(md.get("exit_code", extras.get("exit_code")))
+        exit_code = opt_int(md.get("exit_code", extras.get("exit_code", ev.get("exit_code"))))
         if exit_code is not None:
             meta["exit_code"] = exit_code
         err = first_line(text, "error observation") if kind == "error" else output_error(text)
