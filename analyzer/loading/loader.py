@@ -154,21 +154,14 @@ def _normalise(t: Trajectory, path: Path, importer_id: str) -> Trajectory:
     return t.with_id()
 
 
-def run_identity(eval_id: str | None, native_id: str | None, record: str | None) -> str:
-    """Which record of which source a run is (not what it contains).
+def _identity_column(traces: pl.DataFrame) -> list[str]:
+    """Which record of which source each run of a traces frame is (not what it contains).
 
     An Inspect sample is ``eval:<eval id>:<sample id>:<epoch>`` wherever it is read from (a
-    ``.eval`` and its ``.json`` export are the same source); any other run is its locator in
-    its file, ``record:<locator>`` (the file itself is told apart by its content digest).
-    :func:`_identity_column` computes the same string over a traces frame.
+    ``.eval`` and its ``.json`` export are the same source; the eval id comes from the run's
+    metadata); any other run is its locator in its file, ``record:<locator>`` (the file itself
+    is told apart by its content digest).
     """
-    if eval_id and native_id:
-        return f"eval:{eval_id}:{native_id}"
-    return f"record:{record or '$'}"
-
-
-def _identity_column(traces: pl.DataFrame) -> list[str]:
-    """:func:`run_identity` of every row of a traces frame (the eval id comes from metadata)."""
     eval_id = pl.col("metadata_json").str.json_path_match("$.eval_id")
     expr = (pl.when(eval_id.is_not_null() & (eval_id != "") & pl.col("native_id").is_not_null())
             .then(pl.concat_str(pl.lit("eval:"), eval_id, pl.lit(":"), pl.col("native_id")))
@@ -196,7 +189,7 @@ def _distinct_ids(traces: pl.DataFrame, steps: pl.DataFrame, path: Path, importe
 
     The first run with a given content keeps its content id (so ids of runs that were already
     distinct do not change); a later, different record with the same content gets
-    :func:`salted_id` of it and its :func:`run_identity`. The same record written twice (e.g.
+    :func:`salted_id` of it and its identity (:func:`_identity_column`). The same record written twice (e.g.
     one Inspect sample id + epoch) is reported and its later copy dropped. Steps follow their
     run: the rows of a repeated id are split in order by each run's ``n_steps``.
     """
@@ -457,15 +450,14 @@ def _drop_duplicate_runs(part: LoadResult, path: Path, seen: _Seen) -> None:
         if repeated:  # the repeated run has its steps twice: keep each (run, step) once
             again = pl.col("trace_id").is_in(list(repeated)) & ~pl.struct("trace_id", "step").is_first_distinct()
             part.steps = part.steps.filter(~again)
-        for k in part.formats:
-            part.formats[k] = part.traces.height
+        importer = next(iter(part.formats), None)
+        part.formats = {k: part.traces.height for k in part.formats} if part.traces.height else {}
         n = sum(where.values())
         others = sorted(where)
         src = "this file" if others == [here] else (others[0] if len(others) == 1 else f"{len(others)} other files")
         reason = (f"{n:,} duplicate {'run' if n == 1 else 'runs'} skipped: the same "
                   f"{'record' if n == 1 else 'records'} of the same source already loaded from {src}")
         part.notes.append(f"{path}: {reason}")
-        importer = next(iter(part.formats), None)
         part.duplicates.append(LoadError(here, f"{n:,} runs" if n != 1 else "1 run", importer, reason))
     if rename:
         part.traces = part.traces.with_columns(pl.col("trace_id").replace(rename))

@@ -102,3 +102,14 @@ def test_session_lists_skipped_runs_as_one_line(loaded: LoadResult) -> None:
     assert session.traces.height == N
     assert [(e.record, e.reason) for e in session.load_errors] == [
         (f"{N:,} runs", "already open in this session; skipped")]
+
+
+def test_eval_and_its_json_export_are_the_same_source(host: PluginHost, tmp_path: Path) -> None:
+    with zipfile.ZipFile(MATH) as zf:
+        header = json.loads(zf.read("header.json"))
+        samples = [json.loads(zf.read(n)) for n in zf.namelist() if n.startswith("samples/")]
+    export = tmp_path / "math_export.json"
+    export.write_text(json.dumps({**header, "samples": samples}), encoding="utf-8")
+    res = load([MATH, export], host=host, cache=None)
+    assert res.errors == [] and res.traces.height == 3 and res.formats == {"inspect_eval": 3}
+    assert [(d.file, d.record) for d in res.duplicates] == [(str(export), "3 runs")]
