@@ -359,9 +359,9 @@ class AtifImporter:
         return first_json_char(head) in ("{", "[") and _SNIFF_RE.search(head) is not None
 
     def sniff_structure(self, shape: JsonShape, path: Path) -> bool:
-        """Claims records with ``steps`` whose ``schema_version`` is ``ATIF-v1.x``."""
-        version = shape.value("schema_version")
-        return version is not None and version.startswith("ATIF-v1.") and "steps" in shape.record_keys
+        """Claims records whose ``schema_version`` is ``ATIF-v1.x``."""
+        version = shape.value("schema_version")  # decisive: a file that says ATIF gets ATIF's errors
+        return version is not None and version.startswith("ATIF-v1.")
 
     def near_miss(self, shape: JsonShape, path: Path) -> tuple[float, str] | None:
         """Names a record that has ATIF's ``steps`` and ``agent`` but no ``schema_version``."""

@@ -39,6 +39,7 @@ from analyzer.loading.jsonio import (
     label_native_steps,
     read_json_document,
 )
+from analyzer.loading.structure import JsonShape
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 
@@ -436,6 +437,7 @@ def run_to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory |
 
 
 _NOT_MINE = (b'"trajectory_format"', b'"resourceSpans"', b'"schema_version"')
+_NOT_MINE_KEYS = frozenset({"trajectory_format", "resourceSpans", "schema_version"})
 
 
 def _is_who_and_when(head: bytes) -> bool:
@@ -464,6 +466,20 @@ class ChatImporter:
         if first == "{":
             return b'"messages"' in head
         return True
+
+    def sniff_structure(self, shape: JsonShape, path: Path) -> bool:
+        """Claims a run object with a ``messages`` list, a list of such runs, or a bare message list.
+
+        The richer formats' shapes (Who&When ``history``, tau-bench ``traj``, Inspect logs,
+        versioned formats) are left alone.
+        """
+        keys = set(shape.record_keys)
+        if keys & _NOT_MINE_KEYS or {"history", "traj"} & keys or {"samples", "eval"} <= keys:
+            return False
+        if shape.kind("messages") == "list":
+            child = shape.child("messages")
+            return not child or "role" in child or "type" in child
+        return shape.container == "list" and "role" in keys
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per run."""
