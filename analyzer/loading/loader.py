@@ -320,7 +320,7 @@ def load(
     result = LoadResult()
     trace_frames: list[pl.DataFrame] = []
     step_frames: list[pl.DataFrame] = []
-    seen = _Seen()
+    seen = RunRegistry()
     for i, path in enumerate(files):
         if cancel.cancelled:
             result.cancelled = True
@@ -346,8 +346,7 @@ def load(
                 part.errors.append(LoadError(str(path), None, None, _unclaimed_reason(path, candidates, host)))
             else:
                 _read_into(part, path, spec_or_none, host, cancel, cache)
-        if part.traces.height:
-            _drop_duplicate_runs(part, path, seen)
+        seen.admit(part, path)
         trace_frames.append(part.traces)
         step_frames.append(part.steps)
         result.errors.extend(part.errors)
@@ -374,8 +373,13 @@ def _unclaimed_reason(path: Path, candidates: list[ImporterSpec], host: PluginHo
         return f"cannot read file: {exc.strerror or exc}"
 
 
-class _Seen:
-    """Runs loaded so far in one ``load`` call: id -> (file, source identity)."""
+class RunRegistry:
+    """Runs admitted so far (in one ``load`` call, or in a session): id -> (file, source identity).
+
+    :meth:`admit` de-duplicates only the same record of the same source and keeps distinct
+    records under distinct ids; a session keeps one registry so that a file opened again later
+    is recognised the same way as within one load.
+    """
 
     def __init__(self) -> None:
         self.first: dict[str, tuple[str, str]] = {}
@@ -383,6 +387,7 @@ class _Seen:
         self.digests: dict[str, str] = {}
 
     def digest(self, path: str) -> str:
+        """Content digest of a file, computed once and only when two runs must be told apart."""
         if path not in self.digests:
             try:
                 self.digests[path] = file_digest(Path(path))
@@ -400,7 +405,13 @@ class _Seen:
         return path_a == path_b or self.digest(path_a) == self.digest(path_b)
 
 
-def _drop_duplicate_runs(part: LoadResult, path: Path, seen: _Seen) -> None:
+    def admit(self, part: LoadResult, path: Path) -> None:
+        """Admit one file's runs (see :func:`_drop_duplicate_runs`)."""
+        if part.traces.height:
+            _drop_duplicate_runs(part, path, self)
+
+
+def _drop_duplicate_runs(part: LoadResult, path: Path, seen: RunRegistry) -> None:
     """Drop runs that are the same record of the same source as one already loaded.
 
     The same source is the same file (by content, so a file opened twice or copied counts once)

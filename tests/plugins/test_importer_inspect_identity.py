@@ -100,8 +100,24 @@ def test_session_lists_skipped_runs_as_one_line(loaded: LoadResult) -> None:
     session.add_load_result(loaded)
     session.add_load_result(loaded)  # the same file opened again
     assert session.traces.height == N
-    assert [(e.record, e.reason) for e in session.load_errors] == [
-        (f"{N:,} runs", "already open in this session; skipped")]
+    assert [(e.record, e.importer) for e in session.load_errors] == [(f"{N:,} runs", "inspect_eval")]
+    assert f"{N:,} duplicate runs skipped" in session.load_errors[0].reason
+
+
+def test_session_keeps_a_distinct_file_opened_later(host: PluginHost, tmp_path: Path) -> None:
+    with zipfile.ZipFile(MATH) as zf:
+        header = json.loads(zf.read("header.json"))
+        sample = json.loads(zf.read("samples/gsm-0117_epoch_1.json"))
+    first, other = tmp_path / "a.eval", tmp_path / "b.eval"
+    _write_eval(first, header, sample, range(1, 4))
+    _write_eval(other, {**header, "eval": {**header["eval"], "eval_id": "rerun"}}, sample, range(1, 4))
+    session = Session()
+    session.add_load_result(load([first], host=host, cache=None))
+    session.add_load_result(load([other], host=host, cache=None))  # same content, another eval: distinct runs
+    assert session.traces.height == 6 and session.traces["trace_id"].n_unique() == 6
+    assert session.steps.group_by("trace_id").len()["len"].n_unique() == 1 and session.load_errors == []
+    session.add_load_result(load([other], host=host, cache=None))  # opened again: skipped, one line
+    assert session.traces.height == 6 and len(session.load_errors) == 1
 
 
 def test_eval_and_its_json_export_are_the_same_source(host: PluginHost, tmp_path: Path) -> None:
