@@ -394,7 +394,8 @@ def run_to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory |
         return None
     system = run.get("system")  # Anthropic keeps the system prompt beside the messages
     if system is not None and as_text(system).strip():
-        steps.insert(0, Step(index=0, agent="system", role=Role.SYSTEM, kind=StepKind.SYSTEM, text=as_text(system)))
+        steps.insert(0, Step(index=0, agent="system", role=Role.SYSTEM, kind=StepKind.SYSTEM, text=as_text(system),
+                             native_step_id="system"))
         for i, st in enumerate(steps):
             st.index = i
     if not steps:
