@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import polars as pl
 from psygnal import Signal
@@ -17,7 +18,7 @@ from analyzer.analysis.result import RUN_COLUMNS, AnalysisResult
 from analyzer.errors import LoadError
 from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import ANNOTATION_COLUMNS, STEP_COLUMNS, TRACE_COLUMNS
-from analyzer.loading.loader import LoadResult
+from analyzer.loading.loader import LoadResult, RunRegistry
 
 ANALYST_STATUS_ORDER: tuple[str, ...] = ("decisive", "accepted", "rejected", "suggested")
 """Annotation statuses from most to least telling; a run shows the first one it has."""
@@ -210,6 +211,7 @@ class Session:
         self.traces: pl.DataFrame = empty_frame(TRACE_COLUMNS)
         self.steps: pl.DataFrame = empty_frame(STEP_COLUMNS)
         self.load_errors: list[LoadError] = []
+        self._registry = RunRegistry()
         self.analysis: AnalysisResult = AnalysisResult()
         self.annotations: pl.DataFrame = empty_frame(ANNOTATION_COLUMNS)
         self.selection = Selection()
@@ -226,21 +228,45 @@ class Session:
 
     # -- data --------------------------------------------------------------
     def add_load_result(self, res: LoadResult) -> None:
-        """Append what a (partial) load produced; runs already present are skipped."""
+        """Append what a (partial) load produced; runs already present are skipped.
+
+        The loader's grouped de-duplication entries, and one grouped line per file for runs
+        this session already holds (the same record of the same source), are listed with the
+        load problems; a distinct run whose id is taken is kept under a distinct id.
+        """
+        notices = list(res.duplicates)
         if res.traces.height:
-            new = res.traces.filter(~pl.col("trace_id").is_in(self.traces["trace_id"].implode()))
-            ids = new["trace_id"].implode()
-            self.traces = pl.concat([self.traces, new], how="vertical_relaxed")
-            self.steps = pl.concat([self.steps, res.steps.filter(pl.col("trace_id").is_in(ids))],
-                                   how="vertical_relaxed")
+            new = self._admit(res, notices)
+            new_traces, new_steps = new
+            self.traces = pl.concat([self.traces, new_traces], how="vertical_relaxed")
+            self.steps = pl.concat([self.steps, new_steps], how="vertical_relaxed")
             self._invalidate()
             self.traces_changed.emit()
-        if res.errors:
+        if res.errors or notices:
             self.load_errors.extend(res.errors)
+            self.load_errors.extend(notices)
             self.load_errors_changed.emit()
+
+    def _admit(self, res: LoadResult, notices: list[LoadError]) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """The runs of ``res`` to add, file by file, through the session's run registry.
+
+        The same record of the same source (a file opened again) is skipped as one grouped line
+        per file; a distinct record whose id is taken keeps a distinct id.
+        """
+        traces: list[pl.DataFrame] = []
+        steps: list[pl.DataFrame] = []
+        for (file,), tr in res.traces.group_by("source_file", maintain_order=True):
+            part = LoadResult(traces=tr, steps=res.steps.filter(pl.col("trace_id").is_in(tr["trace_id"].implode())),
+                              formats={str(tr["source_format"][0]): tr.height})
+            self._registry.admit(part, Path(str(file)))
+            notices.extend(part.duplicates)
+            traces.append(part.traces)
+            steps.append(part.steps)
+        return pl.concat(traces, how="vertical_relaxed"), pl.concat(steps, how="vertical_relaxed")
 
     def clear(self) -> None:
         """Forget every loaded run, analysis, load problem and the selection."""
+        self._registry = RunRegistry()
         self.traces = empty_frame(TRACE_COLUMNS)
         self.steps = empty_frame(STEP_COLUMNS)
         self.load_errors = []

@@ -51,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
             steps = res.steps.join(res.traces.filter(res.traces["source_format"] == fmt).select("trace_id"),
                                    on="trace_id").height
             print(f"  {fmt:<16} {n:>6} runs {steps:>8} steps")
+        for note in res.notes:
+            print(f"  note: {note}")
         if res.errors:
             print(f"\n{len(res.errors)} problems:")
             for e in res.errors:

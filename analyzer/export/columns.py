@@ -42,7 +42,7 @@ EXPORT_RUN_COLUMNS: tuple[ColumnSpec, ...] = (*_TRACE_PART, *_LABEL_PART, *_RUN_
 
 EXPORT_STEP_COLUMNS: tuple[ColumnSpec, ...] = (
     *STEP_VALUE_COLUMNS[:4],
-    *_pick(STEP_COLUMNS, "role", "tool_name", "is_error"),
+    *_pick(STEP_COLUMNS, "role", "tool_name", "is_error", "native_step_id"),
     *STEP_VALUE_COLUMNS[4:],
 )
 """``steps.csv``: one row per step (values, drops, alignment, findings)."""

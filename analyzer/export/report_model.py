@@ -99,6 +99,7 @@ class StepView:
     value: float | None
     is_decisive: bool
     findings: list[CategoryView]
+    native_step_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -371,7 +372,7 @@ def _excerpt(st: pl.DataFrame | None, values: list[float | None], decisive: int 
             tool_name=_str(s["tool_name"]), tool_args=_clip(s["tool_args"], 600)[0], text=text, clipped=clipped,
             is_error=bool(s["is_error"]), error_text=_clip(s["error_text"], 300)[0],
             value=values[i] if 0 <= i < len(values) else None, is_decisive=i == decisive,
-            findings=by_step.get(i, []),
+            findings=by_step.get(i, []), native_step_id=_str(s.get("native_step_id")),
         ))
     return out
 

@@ -64,7 +64,7 @@ def step_table(steps: pl.DataFrame, result: AnalysisResult | None = None) -> pl.
     Returns:
         Frame with EXPORT_STEP_COLUMNS, sorted by run (in ``steps`` order) and step.
     """
-    base = steps.select("trace_id", "step", "agent", "kind", "role", "tool_name", "is_error")
+    base = steps.select("trace_id", "step", "agent", "kind", "role", "tool_name", "is_error", "native_step_id")
     if result is not None and result.step_values.height:
         values = result.step_values.drop([c for c in ("agent", "kind") if c in result.step_values.columns])
         values = values.unique(["trace_id", "step"], keep="last")

@@ -14,7 +14,7 @@ from platformdirs import user_cache_dir
 from analyzer.errors import LoadError
 from analyzer.schema.models import SCHEMA_VERSION
 
-CACHE_FORMAT = "1"
+CACHE_FORMAT = "2"
 
 
 def default_cache_dir() -> Path:

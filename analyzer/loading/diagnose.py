@@ -89,13 +89,15 @@ def _first_line(path: Path, limit: int) -> tuple[int, bytes] | None:
     return None
 
 
-def diagnose_unclaimed(path: Path, head: bytes, tried: list[str]) -> str:
+def diagnose_unclaimed(path: Path, head: bytes, tried: list[str], closest: str | None = None) -> str:
     """Reason to report for a file whose pattern matched importers but none claimed it.
 
     Args:
         path: The file.
         head: Its first bytes (as given to the sniffers).
         tried: Ids of the importers whose patterns matched.
+        closest: What the closest importer found missing (``looks like Who&When but has no
+            `history```), used for well-formed JSON whose shape nobody claimed.
 
     Returns:
         A plain-words reason naming what is wrong, ending with the importers tried.
@@ -120,12 +122,16 @@ def diagnose_unclaimed(path: Path, head: bytes, tried: list[str]) -> str:
                 return f"no importer recognised this file{suffix}"
             lineno, line = first
             value = parse_json(line, f"line {lineno}")
+            if closest:
+                return f"line {lineno} {closest}{suffix}"
             return f"line {lineno} is {_shape(value)}, a shape no importer recognised{suffix}"
         if size > FULL_PARSE_BYTES:
-            return f"no importer recognised this file{suffix}"
+            return f"file {closest}{suffix}" if closest else f"no importer recognised this file{suffix}"
         value = parse_json(path.read_bytes(), "file")
     except ImportFailure as exc:
         return exc.reason
     except (OSError, RecursionError, MemoryError) as exc:
         return f"cannot read file: {type(exc).__name__}"
+    if closest:
+        return f"file {closest}{suffix}"
     return f"file is {_shape(value)}, a shape no importer recognised{suffix}"

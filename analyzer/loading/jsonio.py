@@ -10,7 +10,7 @@ import contextlib
 import mmap
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -325,3 +325,18 @@ def iter_records(path: Path, ctx: ImportContext, shape_error: str) -> Iterator[t
             yield f"[{i}]", obj
     else:
         raise ImportFailure(shape_error)
+
+
+def label_native_steps(steps: Iterable[Any], list_path: str) -> None:
+    """Fill ``native_step_id`` as ``<list_path>[<native_index>]`` where a step has no id yet.
+
+    For formats whose steps come from one list of the record (``messages``, ``history``,
+    ``trajectory``), the list path is the source's own address of the step.
+
+    Args:
+        steps: Canonical steps (``Step`` objects).
+        list_path: JSON path of the list in the record, e.g. ``messages``.
+    """
+    for st in steps:
+        if st.native_step_id is None and st.native_index is not None:
+            st.native_step_id = f"{list_path}[{st.native_index}]"

@@ -1,13 +1,16 @@
 """Partial-success loading: ``load(paths) -> LoadResult(traces, steps, errors)``.
 
 Each file is claimed by the highest-priority importer whose patterns match and whose
-``sniff`` accepts the first bytes. One bad file (or record) becomes a :class:`LoadError`;
+``sniff_structure`` accepts the file's parsed JSON shape (or whose ``sniff`` accepts its first
+bytes). One bad file (or record) becomes a :class:`LoadError`;
 every good file still loads.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +26,8 @@ from analyzer.jobs import CancelToken, NeverCancel, Progress, no_progress
 from analyzer.loading.cache import ParsedCache, file_digest
 from analyzer.loading.diagnose import diagnose_unclaimed
 from analyzer.loading.isolate import IsolatedReader, needs_isolation
-from analyzer.loading.jsonio import head_bytes
+from analyzer.loading.jsonio import first_json_char, head_bytes
+from analyzer.loading.structure import JsonShape, json_shape
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.plugin_host.registry import ImporterSpec, PluginHost, default_host
 from analyzer.schema.models import Trajectory
@@ -43,7 +47,9 @@ class LoadResult:
         formats: Importer id -> number of runs it read.
         files: Files that were read (claimed by an importer).
         skipped: Files no importer pattern matches (README, licences ...), not errors.
-        notes: Informational messages (e.g. duplicate runs skipped).
+        notes: Informational messages (e.g. duplicate runs skipped, one line per file).
+        duplicates: One grouped entry per file whose runs were skipped because the same record
+            of the same source was already loaded (listed in the load-problems panel; not errors).
         cancelled: True when loading stopped early on request.
     """
 
@@ -54,6 +60,7 @@ class LoadResult:
     files: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    duplicates: list[LoadError] = field(default_factory=list)
     cancelled: bool = False
 
 
@@ -74,6 +81,10 @@ def iter_files(paths: Iterable[str | Path]) -> Iterator[Path]:
 def claim(path: Path, host: PluginHost) -> tuple[ImporterSpec | None, list[ImporterSpec], str | None]:
     """Pick the importer for a file.
 
+    Importers that define ``sniff_structure(shape, path)`` judge a JSON/JSONL file by its
+    parsed structure (:func:`analyzer.loading.structure.json_shape`, computed once per file);
+    the others, and every non-JSON file, by ``sniff(head, path)`` on its first bytes.
+
     Returns:
         ``(winner, candidates, problem)``: the winning spec (or None), the specs whose
         patterns matched, and a plain-words problem when the file could not be sniffed.
@@ -85,10 +96,15 @@ def claim(path: Path, host: PluginHost) -> tuple[ImporterSpec | None, list[Impor
         head = head_bytes(path)
     except OSError as exc:
         return None, candidates, f"cannot read file: {exc.strerror or exc}"
+    shape = _LazyShape(path, head)
     for spec in candidates:  # sorted by priority, highest first
         try:
             importer = host.load_importer(spec.id)
-            if importer.sniff(head, path):
+            by_shape = getattr(importer, "sniff_structure", None)
+            if callable(by_shape) and shape.get() is not None:
+                if by_shape(shape.get(), path):
+                    return spec, candidates, None
+            elif importer.sniff(head, path):
                 return spec, candidates, None
         except PluginError:
             continue
@@ -97,10 +113,141 @@ def claim(path: Path, host: PluginHost) -> tuple[ImporterSpec | None, list[Impor
     return None, candidates, None
 
 
+class _LazyShape:
+    """The JSON shape of a file, computed on first use (only JSON-looking files have one)."""
+
+    def __init__(self, path: Path, head: bytes) -> None:
+        self.path = path
+        self.json = first_json_char(head) in ("{", "[")
+        self.done = False
+        self.value: JsonShape | None = None
+
+    def get(self) -> JsonShape | None:
+        if not self.done:
+            self.done = True
+            self.value = json_shape(self.path) if self.json else None
+        return self.value
+
+
+def near_miss(path: Path, candidates: list[ImporterSpec], host: PluginHost) -> str | None:
+    """What the closest importer found missing in a file nobody claimed, or None.
+
+    Asks each candidate importer that defines ``near_miss(shape, path) -> (closeness, reason)``.
+    """
+    try:
+        shape = _LazyShape(path, head_bytes(path, 4096)).get()
+    except OSError:
+        return None
+    if shape is None:
+        return None
+    best: tuple[float, str] | None = None
+    for spec in candidates:
+        try:
+            fn = getattr(host.load_importer(spec.id), "near_miss", None)
+            got = fn(shape, path) if callable(fn) else None
+        except Exception:  # a broken hint is no hint
+            continue
+        if got is not None and (best is None or got[0] > best[0]):
+            best = (float(got[0]), str(got[1]))
+    return best[1] if best else None
+
+
 def _normalise(t: Trajectory, path: Path, importer_id: str) -> Trajectory:
     t.source_file = str(path)
     t.source_format = t.source_format or importer_id
     return t.with_id()
+
+
+def _identity_column(traces: pl.DataFrame) -> list[str]:
+    """Which record of which source each run of a traces frame is (not what it contains).
+
+    An Inspect sample is ``eval:<eval id>:<sample id>:<epoch>`` wherever it is read from (a
+    ``.eval`` and its ``.json`` export are the same source; the eval id comes from the run's
+    metadata); any other run is its locator in its file, ``record:<locator>`` (the file itself
+    is told apart by its content digest).
+    """
+    eval_id = pl.col("metadata_json").str.json_path_match("$.eval_id")
+    expr = (pl.when(eval_id.is_not_null() & (eval_id != "") & pl.col("native_id").is_not_null())
+            .then(pl.concat_str(pl.lit("eval:"), eval_id, pl.lit(":"), pl.col("native_id")))
+            .otherwise(pl.concat_str(pl.lit("record:"), pl.col("record").fill_null("$"))))
+    return [str(v) for v in traces.select(expr.alias("_identity")).to_series().to_list()]
+
+
+def salted_id(base: str, *parts: str) -> str:
+    """Run id for a run whose content id is already taken by a different record.
+
+    Mixes the run's source identity into its content id, so the id stays stable (the same
+    file gives the same ids, wherever it lies) and differs between distinct records.
+    """
+    h = hashlib.blake2b(digest_size=8)
+    h.update(base.encode())
+    for part in parts:
+        h.update(b"\x1f")
+        h.update(part.encode("utf-8", "replace"))
+    return h.hexdigest()
+
+
+def _distinct_ids(traces: pl.DataFrame, steps: pl.DataFrame, path: Path, importer_id: str,
+                  errors: list[LoadError]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Make the run ids of one file unique: distinct records never share an id.
+
+    The first run with a given content keeps its content id (so ids of runs that were already
+    distinct do not change); a later, different record with the same content gets
+    :func:`salted_id` of it and its identity (:func:`_identity_column`). The same record written twice (e.g.
+    one Inspect sample id + epoch) is reported and its later copy dropped. Steps follow their
+    run: the rows of a repeated id are split in order by each run's ``n_steps``.
+    """
+    tids: list[str] = traces["trace_id"].to_list()
+    if len(set(tids)) == len(tids):
+        return traces, steps
+    idents = _identity_column(traces)
+    records: list[str | None] = traces["record"].to_list()
+    n_steps: list[int | None] = traces["n_steps"].to_list()
+    owner: dict[str, str] = {}
+    new_id: list[str | None] = []
+    for tid, ident, rec in zip(tids, idents, records, strict=True):
+        cur = tid
+        while cur in owner and owner[cur] != ident:
+            cur = salted_id(cur, ident)
+        if cur in owner:
+            errors.append(LoadError(str(path), rec, importer_id,
+                                    "the same record appears twice in this file; the later copy was skipped"))
+            new_id.append(None)
+        else:
+            owner[cur] = ident
+            new_id.append(cur)
+    counts = Counter(tids)
+    repeated = {t for t, c in counts.items() if c > 1}
+    chunks: dict[str, list[tuple[int, str | None]]] = {}  # old id -> [(n_steps, new id or None)] in order
+    for tid, n, nid in zip(tids, n_steps, new_id, strict=True):
+        if tid in repeated:
+            chunks.setdefault(tid, []).append((int(n or 0), nid))
+    rows = steps.with_row_index("_r").filter(pl.col("trace_id").is_in(list(repeated))).select("_r", "trace_id")
+    per_tid: dict[str, list[int]] = {}
+    for r, tid in rows.iter_rows():
+        per_tid.setdefault(tid, []).append(int(r))
+    at: list[int] = []
+    to: list[str] = []
+    gone: list[int] = []
+    for tid, idx in per_tid.items():
+        parts = chunks[tid]
+        if sum(n for n, _ in parts) != len(idx):  # steps cannot be told apart: keep them on the first run
+            continue
+        pos = 0
+        for n, nid in parts:
+            if nid is None:
+                gone.extend(idx[pos: pos + n])
+            elif nid != tid:
+                at.extend(idx[pos: pos + n])
+                to.extend([nid] * n)
+            pos += n
+    if at:
+        steps = steps.with_columns(steps["trace_id"].scatter(at, to))
+    if gone:
+        steps = steps.with_row_index("_r").filter(~pl.col("_r").is_in(gone)).drop("_r")
+    traces = traces.with_columns(pl.Series("trace_id", [n if n is not None else "" for n in new_id]))
+    return traces.filter(pl.col("trace_id") != ""), steps
+
 
 
 class FileRead(NamedTuple):
@@ -245,6 +392,7 @@ def read_file(path: Path, spec: ImporterSpec, host: PluginHost, cancel: CancelTo
     traces = pl.concat(frames, how="vertical_relaxed") if frames else empty_frame(TRACE_COLUMNS)
     sframes = [f for f in runs.step_frames if f.height]
     steps = pl.concat(sframes, how="vertical_relaxed") if sframes else empty_frame(STEP_COLUMNS)
+    traces, steps = _distinct_ids(traces, steps, path, spec.id, errors)
     if traces.height == 0 and not errors:
         errors.append(LoadError(str(path), None, spec.id, "file holds no runs"))
     return FileRead(traces, steps, errors, notes)
@@ -286,7 +434,7 @@ def load(
     result = LoadResult()
     trace_frames: list[pl.DataFrame] = []
     step_frames: list[pl.DataFrame] = []
-    seen: dict[str, str] = {}
+    seen = RunRegistry()
     for i, path in enumerate(files):
         if cancel.cancelled:
             result.cancelled = True
@@ -309,17 +457,17 @@ def load(
             elif spec_or_none is None and not candidates:
                 part.skipped.append(str(path))
             elif spec_or_none is None:
-                part.errors.append(LoadError(str(path), None, None, _unclaimed_reason(path, candidates)))
+                part.errors.append(LoadError(str(path), None, None, _unclaimed_reason(path, candidates, host)))
             else:
                 _read_into(part, path, spec_or_none, reader, cancel, cache)
-        if part.traces.height:
-            _drop_duplicate_runs(part, path, seen)
+        seen.admit(part, path)
         trace_frames.append(part.traces)
         step_frames.append(part.steps)
         result.errors.extend(part.errors)
         result.files.extend(part.files)
         result.skipped.extend(part.skipped)
         result.notes.extend(part.notes)
+        result.duplicates.extend(part.duplicates)
         for k, v in part.formats.items():
             result.formats[k] = result.formats.get(k, 0) + v
         if on_file is not None:
@@ -332,43 +480,114 @@ def load(
     return result
 
 
-def _unclaimed_reason(path: Path, candidates: list[ImporterSpec]) -> str:
+def _unclaimed_reason(path: Path, candidates: list[ImporterSpec], host: PluginHost) -> str:
     tried = [c.id for c in candidates]
     try:
-        return diagnose_unclaimed(path, head_bytes(path), tried)
+        return diagnose_unclaimed(path, head_bytes(path), tried, near_miss(path, candidates, host))
     except OSError as exc:
         return f"cannot read file: {exc.strerror or exc}"
 
 
-def _drop_duplicate_runs(part: LoadResult, path: Path, seen: dict[str, str]) -> None:
-    """Drop runs already loaded (same content => same id), from other files or earlier in this one."""
+class RunRegistry:
+    """Runs admitted so far (in one ``load`` call, or in a session): id -> (file, source identity).
+
+    :meth:`admit` de-duplicates only the same record of the same source and keeps distinct
+    records under distinct ids; a session keeps one registry so that a file opened again later
+    is recognised the same way as within one load.
+    """
+
+    def __init__(self) -> None:
+        self.first: dict[str, tuple[str, str]] = {}
+        self.evals: dict[str, str] = {}  # eval identity -> file it was loaded from
+        self.digests: dict[str, str] = {}
+
+    def digest(self, path: str) -> str:
+        """Content digest of a file, computed once and only when two runs must be told apart."""
+        if path not in self.digests:
+            try:
+                self.digests[path] = file_digest(Path(path))
+            except OSError:
+                self.digests[path] = f"unreadable:{path}"
+        return self.digests[path]
+
+    def same_source(self, a: tuple[str, str], b: tuple[str, str]) -> bool:
+        """True when two runs are the same record of the same source."""
+        (path_a, ident_a), (path_b, ident_b) = a, b
+        if ident_a != ident_b:
+            return False
+        if ident_a.startswith("eval:"):
+            return True
+        return path_a == path_b or self.digest(path_a) == self.digest(path_b)
+
+
+    def admit(self, part: LoadResult, path: Path) -> None:
+        """Admit one file's runs (see :func:`_drop_duplicate_runs`)."""
+        if part.traces.height:
+            _drop_duplicate_runs(part, path, self)
+
+
+def _drop_duplicate_runs(part: LoadResult, path: Path, seen: RunRegistry) -> None:
+    """Drop runs that are the same record of the same source as one already loaded.
+
+    The same source is the same file (by content, so a file opened twice or copied counts once)
+    or, for Inspect samples, the same eval id + sample id + epoch. A run that only has the same
+    content as a loaded one is a distinct record: it is kept, under :func:`salted_id` of its
+    content id, the file digest and its identity. Skipped runs become one grouped note and one
+    grouped :attr:`LoadResult.duplicates` entry for the file.
+    """
     ids: list[str] = part.traces["trace_id"].to_list()
-    dup: list[str] = []
-    here: set[str] = set()
+    idents = _identity_column(part.traces)
+    here = str(path)
+    drop: set[str] = set()
     keep_row: list[bool] = []
-    for t in ids:
-        if t in seen or t in here:
-            where = seen.get(t, "this file")
-            part.notes.append(f"{path}: run {t} duplicates one in {where}; skipped")
-            dup.append(t)
-            keep_row.append(False)
+    mine: set[str] = set()  # ids first registered by this file
+    repeated: set[str] = set()  # ids this frame holds twice (a frame reader's repeated run)
+    rename: dict[str, str] = {}
+    where: Counter[str] = Counter()
+    for tid, ident in zip(ids, idents, strict=True):
+        me = (here, ident)
+        cur = tid
+        if ident.startswith("eval:"):  # same eval id + sample id + epoch, whatever its id in that file
+            if ident in seen.evals and seen.evals[ident] != here:
+                drop.add(tid)
+                where[seen.evals[ident]] += 1
+                keep_row.append(False)
+                continue
+            seen.evals[ident] = here
+        while cur in seen.first:
+            first = seen.first[cur]
+            if seen.same_source(first, me):
+                (repeated if cur in mine else drop).add(tid)
+                where[first[0]] += 1
+                keep_row.append(False)
+                break
+            salt = ident if ident.startswith("eval:") else f"{seen.digest(here)}|{ident}"
+            cur = salted_id(cur, salt)
         else:
-            here.add(t)
+            seen.first[cur] = me
+            mine.add(cur)
             keep_row.append(True)
-    if dup:
-        within = set(dup) & here  # repeated inside this file: keep the first copy only
+            if cur != tid:
+                rename[tid] = cur
+    if where:
         part.traces = part.traces.filter(pl.Series(keep_row))
-        gone = [t for t in set(dup) if t not in within]
-        if gone:
-            part.steps = part.steps.filter(~pl.col("trace_id").is_in(gone))
-        if within:
-            first_rows = part.steps.with_row_index("_r").filter(pl.col("trace_id").is_in(list(within)))
-            # a repeated run has the same steps twice; keep each (trace, step) once
-            dup_rows = first_rows.filter(~pl.struct("trace_id", "step").is_first_distinct())["_r"]
-            part.steps = part.steps.with_row_index("_r").filter(~pl.col("_r").is_in(dup_rows.to_list())).drop("_r")
-        for k in part.formats:
-            part.formats[k] = part.traces.height
-    seen.update(dict.fromkeys(part.traces["trace_id"].to_list(), str(path)))
+        if drop - mine:
+            part.steps = part.steps.filter(~pl.col("trace_id").is_in(list(drop - mine)))
+        if repeated:  # the repeated run has its steps twice: keep each (run, step) once
+            again = pl.col("trace_id").is_in(list(repeated)) & ~pl.struct("trace_id", "step").is_first_distinct()
+            part.steps = part.steps.filter(~again)
+        importer = next(iter(part.formats), None)
+        part.formats = {k: part.traces.height for k in part.formats} if part.traces.height else {}
+        n = sum(where.values())
+        others = sorted(where)
+        src = "this file" if others == [here] else (others[0] if len(others) == 1 else f"{len(others)} other files")
+        reason = (f"{n:,} duplicate {'run' if n == 1 else 'runs'} skipped: the same "
+                  f"{'record' if n == 1 else 'records'} of the same source already loaded from {src}")
+        part.notes.append(f"{path}: {reason}")
+        part.duplicates.append(LoadError(here, f"{n:,} runs" if n != 1 else "1 run", importer, reason))
+    if rename:
+        part.traces = part.traces.with_columns(pl.col("trace_id").replace(rename))
+        part.steps = part.steps.with_columns(pl.col("trace_id").replace(rename))
 
 
 class _Reader:

@@ -66,6 +66,17 @@ class Importer(Protocol):
     An importer may additionally define ``read_frames(path, ctx)`` yielding
     ``(traces, steps)`` polars frame pairs with the declared columns; the loader then
     uses it instead of :meth:`read` (the fast path of the generic JSONL importer).
+
+    Optional, for JSON/JSONL formats (claiming by structure, not by a byte window):
+
+    * ``sniff_structure(shape, path) -> bool``: judge the file by its parsed
+      :class:`analyzer.loading.structure.JsonShape` (top-level keys, the first record's keys,
+      its values' kinds and short string values, the keys of its nested objects/lists).
+      When defined it replaces :meth:`sniff` for files that start with ``{`` or ``[``; an
+      importer that defines only :meth:`sniff` keeps getting the head bytes.
+    * ``near_miss(shape, path) -> (closeness 0-1, reason) | None``: when no importer claims
+      a file, the closest one's reason is reported ("looks like Who&When but has no
+      `history`"). :class:`analyzer.loading.structure.KeyRule` gives both from key lists.
     """
 
     def sniff(self, head: bytes, path: Path) -> bool:

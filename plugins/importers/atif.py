@@ -10,8 +10,14 @@ tokens and ``cost``/``cost_usd`` in metadata). ``subagent_trajectory_ref`` value
 embedded ``subagent_trajectories`` are kept as references in metadata.
 
 Outcome: a ``reward``/``success``/``resolved`` value in the trajectory's ``extra`` (or
-``final_metrics.extra``), else Harbor's verifier ``reward.txt`` beside the file or in
-``../verifier/``; unknown otherwise.
+``final_metrics.extra``), else the trial's ``result.json`` (Harbor: ``verifier_result.rewards``,
+``exception_info``) or ``results.json`` (Terminal-Bench: ``is_resolved``) in the trial folder
+(``<trial>/agent/trajectory.json`` -> ``<trial>/result.json``), else Harbor's verifier
+``reward.txt`` beside the file or in ``../verifier/``; unknown otherwise. The trial result's
+task name, dataset (``source``), agent info, token counts and exception are kept in
+``metadata["trial"]``; its model and task fill in what the trajectory lacks. ``result.json``
+and ``config.json`` are sidecars (read here, never offered as runs). ``native_step_id`` is the
+ATIF ``step_id``.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from typing import Any
 
 from analyzer.errors import ImportFailure
 from analyzer.loading.jsonio import args_text, first_json_char, iter_jsonl, read_json_document
+from analyzer.loading.structure import JsonShape
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 from plugins.importers.swe_agent import (
@@ -73,7 +80,84 @@ def _reward_file(path: Path) -> tuple[float, str] | None:
     return None
 
 
-def _outcome(doc: dict[str, Any], path: Path) -> tuple[Outcome, str | None, float | None]:
+_TRIAL_KEYS = frozenset({"trial_name", "verifier_result", "agent_info", "is_resolved", "task_name", "trial_uri"})
+_MAX_TRIAL_RESULT_BYTES = 16 * 1024 * 1024
+
+
+def trial_result(path: Path) -> tuple[dict[str, Any], str] | None:
+    """The Harbor ``result.json`` (or Terminal-Bench ``results.json``) of the trial a trajectory is in.
+
+    A Harbor trial folder holds ``agent/trajectory.json``, ``verifier/reward.txt``,
+    ``config.json`` and ``result.json``; the trajectory may also lie in the trial folder itself.
+
+    Returns:
+        ``(result object, "<trial folder>/<file name>")`` or None when there is none (or it is
+        not a trial result: a SWE-bench ``results.json`` has none of the trial keys).
+    """
+    folders = [path.parent.parent] if path.parent.name == "agent" else [path.parent]
+    for folder in folders:
+        for name in ("result.json", "results.json"):
+            cand = folder / name
+            try:
+                if not cand.is_file() or cand.stat().st_size > _MAX_TRIAL_RESULT_BYTES:
+                    continue
+                doc = read_json_document(cand)
+            except (OSError, ImportFailure):
+                continue
+            if isinstance(doc, dict) and _TRIAL_KEYS & doc.keys():
+                return doc, f"{folder.name}/{name}"
+    return None
+
+
+def _trial_reward(trial: dict[str, Any]) -> tuple[float | None, str | None]:
+    rewards = as_dict(as_dict(trial.get("verifier_result")).get("rewards"))
+    for key in ("reward", *sorted(rewards)):
+        value = opt_float(rewards.get(key))
+        if value is not None:
+            return value, key
+    return None, None
+
+
+def _trial_outcome(trial: dict[str, Any], where: str) -> tuple[Outcome, str | None, float | None] | None:
+    value, key = _trial_reward(trial)
+    if value is not None:
+        return (Outcome.SUCCESS if value >= 1.0 else Outcome.FAILURE), f"{key}={value:g} ({where})", value
+    if "is_resolved" in trial and truthy(trial["is_resolved"]) is not None:
+        flag = truthy(trial["is_resolved"])
+        return (Outcome.SUCCESS if flag else Outcome.FAILURE), f"is_resolved={trial['is_resolved']} ({where})", \
+            1.0 if flag else 0.0
+    exc = as_dict(trial.get("exception_info"))
+    if exc:
+        return Outcome.FAILURE, f"exception: {exc.get('exception_type') or 'error'} ({where})", None
+    return None
+
+
+def _trial_meta(trial: dict[str, Any], where: str) -> dict[str, Any]:
+    """What TrajScope keeps of a trial result (no configs, no rollout token lists)."""
+    out: dict[str, Any] = {"file": where}
+    for key in ("id", "trial_name", "task_name", "task_id", "source", "trial_uri", "started_at", "finished_at",
+                "failure_mode", "parser_results", "instruction"):
+        if trial.get(key) not in (None, "", {}, []):
+            out[key] = trial[key]
+    info = as_dict(trial.get("agent_info"))
+    if info:
+        out["agent_info"] = info
+    result = as_dict(trial.get("agent_result"))
+    usage = {k: result[k] for k in ("n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd")
+             if result.get(k) is not None}
+    if usage:
+        out["agent_result"] = usage
+    rewards = as_dict(as_dict(trial.get("verifier_result")).get("rewards"))
+    if rewards:
+        out["rewards"] = rewards
+    exc = as_dict(trial.get("exception_info"))
+    if exc:
+        out["exception"] = {k: exc[k] for k in ("exception_type", "exception_message", "occurred_at") if k in exc}
+    return out
+
+
+def _outcome(doc: dict[str, Any], path: Path,
+             trial: tuple[dict[str, Any], str] | None = None) -> tuple[Outcome, str | None, float | None]:
     for holder in (as_dict(doc.get("extra")), as_dict(as_dict(doc.get("final_metrics")).get("extra"))):
         for key in ("resolved", "success", "is_resolved", "passed"):
             if key in holder and truthy(holder[key]) is not None:
@@ -83,6 +167,10 @@ def _outcome(doc: dict[str, Any], path: Path) -> tuple[Outcome, str | None, floa
             value = opt_float(holder.get(key))
             if value is not None:
                 return (Outcome.SUCCESS if value >= 1.0 else Outcome.FAILURE), f"{key}={holder[key]}", value
+    if trial is not None:
+        got = _trial_outcome(*trial)
+        if got is not None:
+            return got
     found = _reward_file(path)
     if found is not None:
         value, where = found
@@ -108,7 +196,9 @@ class _Builder:
     def step(self, i: int, s: dict[str, Any]) -> None:
         source = str(s.get("source") or "agent")
         ts = s.get("timestamp") if isinstance(s.get("timestamp"), str) else None
-        base: dict[str, Any] = {"timestamp": ts, "native_index": i}
+        sid = s.get("step_id")
+        native = str(sid) if isinstance(sid, int | str) and not isinstance(sid, bool) else f"steps[{i}]"
+        base: dict[str, Any] = {"timestamp": ts, "native_index": i, "native_step_id": native}
         meta: dict[str, Any] = {"atif_step_id": s.get("step_id"), "source": source}
         for key in ("reasoning_effort", "llm_call_count", "is_copied_context"):
             if s.get(key) not in (None, False):
@@ -238,12 +328,23 @@ def to_trajectory(doc: Any, record: str, path: Path, ctx: ImportContext) -> Traj
     rest = {k: v for k, v in extra.items() if k != "planted"}
     if rest:
         meta["extra"] = rest
-    outcome, raw, score = _outcome(doc, path)
+    trial = trial_result(path) if record == "$" else None
+    outcome, raw, score = _outcome(doc, path, trial)
     model = agent.get("model_name") if isinstance(agent.get("model_name"), str) else b.first_model
     native = doc.get("session_id") or doc.get("trajectory_id")
     task_family = rest.get("task_family") or rest.get("dataset")
+    task = (b.first_user or "").strip()
+    if trial is not None:
+        tdoc, where = trial
+        meta["trial"] = _trial_meta(tdoc, where)
+        model_info = as_dict(as_dict(tdoc.get("agent_info")).get("model_info"))
+        if not model and isinstance(model_info.get("name"), str):
+            model = model_info["name"]
+        task_family = task_family or tdoc.get("source") or tdoc.get("task_name") or tdoc.get("task_id")
+        if not task and isinstance(tdoc.get("instruction"), str):
+            task = tdoc["instruction"].strip()
     return Trajectory(
-        native_id=str(native) if native else None, record=record, task=(b.first_user or "").strip(), model=model,
+        native_id=str(native) if native else None, record=record, task=task, model=model,
         framework=str(agent["name"]) if isinstance(agent.get("name"), str) else "atif",
         outcome=outcome, outcome_raw=raw, score=score,
         task_family=str(task_family) if isinstance(task_family, str) else None, metadata=meta, steps=b.steps,
@@ -256,6 +357,17 @@ class AtifImporter:
     def sniff(self, head: bytes, path: Path) -> bool:
         """Claims JSON/JSONL whose head declares an ``ATIF-v1.x`` schema version."""
         return first_json_char(head) in ("{", "[") and _SNIFF_RE.search(head) is not None
+
+    def sniff_structure(self, shape: JsonShape, path: Path) -> bool:
+        """Claims records whose ``schema_version`` is ``ATIF-v1.x``."""
+        version = shape.value("schema_version")  # decisive: a file that says ATIF gets ATIF's errors
+        return version is not None and version.startswith("ATIF-v1.")
+
+    def near_miss(self, shape: JsonShape, path: Path) -> tuple[float, str] | None:
+        """Names a record that has ATIF's ``steps`` and ``agent`` but no ``schema_version``."""
+        if shape.has("steps", "agent", "session_id") and "schema_version" not in shape.record_keys:
+            return 0.7, "looks like an ATIF trajectory but has no `schema_version` (ATIF-v1.x)"
+        return None
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield the trajectories of an ATIF file."""

@@ -36,8 +36,10 @@ from analyzer.loading.jsonio import (
     as_text,
     first_json_char,
     iter_jsonl,
+    label_native_steps,
     read_json_document,
 )
+from analyzer.loading.structure import JsonShape
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 
@@ -304,8 +306,10 @@ def _user(b: _Builder, msg: Mapping[str, Any], native: int) -> None:
     b.add(agent=agent, role=Role.USER, kind=StepKind.USER, text=as_text(content), native_index=native, timestamp=ts)
 
 
-def messages_to_steps(messages: list[Any]) -> list[Step]:
+def messages_to_steps(messages: list[Any], list_path: str = "messages") -> list[Step]:
     """Convert an OpenAI/Anthropic messages list into canonical steps.
+
+    Each step's ``native_step_id`` is ``<list_path>[i]``, the message it came from.
 
     Raises:
         BadMessages: When a message is not an object or a field has an unreadable shape.
@@ -336,6 +340,7 @@ def messages_to_steps(messages: list[Any]) -> list[Step]:
         else:  # an agent name used as the role (multi-agent chat logs)
             b.add(agent=str(msg.get("name") or msg.get("role")), role=Role.ASSISTANT, kind=StepKind.MESSAGE,
                   text=as_text(msg.get("content")), native_index=i, metadata={"raw_role": msg.get("role")})
+    label_native_steps(b.steps, list_path)
     return b.steps
 
 
@@ -389,7 +394,8 @@ def run_to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory |
         return None
     system = run.get("system")  # Anthropic keeps the system prompt beside the messages
     if system is not None and as_text(system).strip():
-        steps.insert(0, Step(index=0, agent="system", role=Role.SYSTEM, kind=StepKind.SYSTEM, text=as_text(system)))
+        steps.insert(0, Step(index=0, agent="system", role=Role.SYSTEM, kind=StepKind.SYSTEM, text=as_text(system),
+                             native_step_id="system"))
         for i, st in enumerate(steps):
             st.index = i
     if not steps:
@@ -432,6 +438,7 @@ def run_to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory |
 
 
 _NOT_MINE = (b'"trajectory_format"', b'"resourceSpans"', b'"schema_version"')
+_NOT_MINE_KEYS = frozenset({"trajectory_format", "resourceSpans", "schema_version"})
 
 
 def _is_who_and_when(head: bytes) -> bool:
@@ -460,6 +467,20 @@ class ChatImporter:
         if first == "{":
             return b'"messages"' in head
         return True
+
+    def sniff_structure(self, shape: JsonShape, path: Path) -> bool:
+        """Claims a run object with a ``messages`` list, a list of such runs, or a bare message list.
+
+        The richer formats' shapes (Who&When ``history``, tau-bench ``traj``, Inspect logs,
+        versioned formats) are left alone.
+        """
+        keys = set(shape.record_keys)
+        if keys & _NOT_MINE_KEYS or {"history", "traj"} & keys or {"samples", "eval"} <= keys:
+            return False
+        if shape.kind("messages") == "list":
+            child = shape.child("messages")
+            return not child or "role" in child or "type" in child
+        return shape.container == "list" and "role" in keys
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per run."""

@@ -37,6 +37,7 @@ class _Entry:
     sidechain: bool
     meta: dict[str, Any] = field(default_factory=dict)
     usage: Mapping[str, Any] | None = None
+    uuid: str | None = None
 
 
 def _int(value: Any) -> int:
@@ -79,10 +80,11 @@ class _Session:
                 self.info[key] = obj[key]
         ts = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
         side = bool(obj.get("isSidechain"))
+        uuid = obj.get("uuid") if isinstance(obj.get("uuid"), str) else None
         if kind == "system":
             text = as_text(obj.get("content"))
             meta = {k: obj[k] for k in ("subtype", "level", "compactMetadata") if k in obj}
-            self.entries.append(_Entry({"role": "system", "content": text}, lineno, ts, side, meta))
+            self.entries.append(_Entry({"role": "system", "content": text}, lineno, ts, side, meta, uuid=uuid))
             return
         if kind not in ("user", "assistant"):
             return  # other bookkeeping events (file-history snapshots ...) carry no steps
@@ -104,14 +106,14 @@ class _Session:
                 entry.message["content"].extend(b for b in blocks if _block_key(b) not in seen)
                 entry.usage = usage or entry.usage  # later lines carry the final counts
                 return
-            entry = _Entry({"role": "assistant", "content": list(blocks)}, lineno, ts, side, usage=usage)
+            entry = _Entry({"role": "assistant", "content": list(blocks)}, lineno, ts, side, usage=usage, uuid=uuid)
             if isinstance(mid, str):
                 self.by_msg_id[mid] = entry
                 entry.meta["message_id"] = mid
             self.entries.append(entry)
             return
         flags: dict[str, Any] = {f: True for f in ("isMeta", "isCompactSummary") if obj.get(f)}
-        self.entries.append(_Entry({"role": "user", "content": content}, lineno, ts, side, flags))
+        self.entries.append(_Entry({"role": "user", "content": content}, lineno, ts, side, flags, uuid=uuid))
 
     def trajectory(self, path: Path) -> Trajectory:
         messages = [e.message for e in self.entries]
@@ -123,6 +125,7 @@ class _Session:
         for st in steps:
             entry = self.entries[st.native_index or 0]
             st.native_index = entry.line - 1
+            st.native_step_id = entry.uuid or f"line {entry.line}"
             st.timestamp = st.timestamp or entry.timestamp
             step_meta = dict(entry.meta)
             if entry.sidechain:

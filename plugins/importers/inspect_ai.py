@@ -54,9 +54,11 @@ from analyzer.loading.jsonio import (
     args_text,
     as_text,
     first_json_char,
+    label_native_steps,
     parse_json,
     read_json_document,
 )
+from analyzer.loading.structure import JsonShape
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 from analyzer.settings import LoadLimits, format_bytes
@@ -563,9 +565,14 @@ def sample_to_trajectory(sample: Any, header: Mapping[str, Any], record: str) ->
             _add_message(b, msg, i, usage, tool_times)
         steps = b.steps
         steps_from = "messages"
+        label_native_steps(steps, "messages")
     elif events:
         steps = _steps_from_events(events)
         steps_from = "events"
+        for st in steps:  # the event's uuid (newer logs), else its place in the events list
+            ev = events[st.native_index] if st.native_index is not None else None
+            uuid = _str(ev.get("uuid")) if isinstance(ev, Mapping) else None
+            st.native_step_id = uuid or f"events[{st.native_index}]"
     else:
         raise ValueError("sample has neither messages nor events")
     if not steps:
@@ -754,6 +761,12 @@ class InspectJsonImporter:
         if b'"eval"' not in head or b'"task"' not in head:
             return False
         return b'"version"' in head and (b'"plan"' in head or b'"samples"' in head or b'"status"' in head)
+
+    def sniff_structure(self, shape: JsonShape, path: Path) -> bool:
+        """Claims JSON objects with ``version``, an ``eval`` object holding ``task``, and ``plan``/``samples``/``status``."""
+        if shape.container != "object" or shape.kind("eval") != "object" or "task" not in shape.child("eval"):
+            return False
+        return "version" in shape.keys and shape.has_any("plan", "samples", "status")
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per sample, streaming the samples array when ijson is available."""

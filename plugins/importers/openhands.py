@@ -1,10 +1,15 @@
-"""OpenHands importer: V0 event streams, evaluation ``output.jsonl`` and V1 SDK events.
+"""OpenHands importer: V0 event streams, evaluation and resolver ``output.jsonl``, V1 SDK events.
 
 * ``trajectory.json``: a list of events, or ``{"history": [...]}`` / ``{"trajectory": [...]}``
   (an optional ``metadata`` object beside the list is kept).
 * ``output.jsonl``: one evaluation instance per line, ``{instance_id, instruction, history,
   test_result, metadata, metrics, error}`` (old files hold ``history`` as
   ``[action, observation]`` pairs; both are read).
+* resolver ``output.jsonl``: one ``ResolverOutput`` per line, ``{issue {owner, repo, number,
+  title, body}, issue_type, instruction, base_commit, git_patch, history, metrics, success,
+  comment_success, result_explanation | success_explanation, error}``: the run's id is
+  ``owner/repo#number``, its outcome ``success``; early files hold flat actions (the action's
+  fields on the event itself, no ``args``/``source``), read too.
 * V1 SDK events carry a ``kind`` discriminator (``MessageEvent``, ``ActionEvent``,
   ``ObservationEvent``, ``AgentErrorEvent`` ...).
 
@@ -16,7 +21,7 @@ none). The ``finish`` action gives the final answer. ``agent_state_changed`` and
 events, ``think`` observations ("Your thought has been logged.") and V1 state/condensation
 events are skipped and counted in ``metadata["skipped_events"]``. Outcome: ``test_result`` (``resolved``/``report.resolved``/
 ``success``/``score``) when present, else ``error`` or a final ``error`` agent state means
-failure, else unknown.
+failure, else unknown. ``native_step_id`` is the event's ``id``, else ``history[i]``.
 """
 
 from __future__ import annotations
@@ -31,9 +36,11 @@ from analyzer.loading.jsonio import (
     args_text,
     as_text,
     first_json_char,
+    head_bytes,
     iter_jsonl,
     read_json_document,
 )
+from analyzer.loading.structure import JsonShape, KeyRule
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 from plugins.importers.swe_agent import (
@@ -53,6 +60,8 @@ _SKIPPED_KINDS = frozenset({"ConversationStateUpdateEvent", "Condensation", "Con
 _ARG_NOISE = frozenset({"thought", "confirmation_state", "security_risk", "is_confirmed", "hidden", "blocking",
                         "is_input", "impl_source", "include_extra", "kernel_init_code", "wait_for_response",
                         "image_urls", "file_urls", "action", "reasoning_content"})
+_FLAT_EVENT_KEYS = frozenset({"action", "id", "timestamp", "source", "message", "cause", "tool_call_metadata",
+                              "llm_metrics", "observation"})
 _V1_KIND_RE = re.compile(rb'"kind"\s*:\s*"(?:ActionEvent|ObservationEvent|MessageEvent|SystemPromptEvent)"')
 _ROLE_OF_SOURCE = {"user": Role.USER, "agent": Role.ASSISTANT, "environment": Role.ENVIRONMENT}
 
@@ -136,7 +145,12 @@ class _Builder:
             self.skip(kind)
             return
         source = ev.get("source")
-        args = as_dict(ev.get("args"))
+        if "args" in ev:
+            args = as_dict(ev.get("args"))
+        else:  # legacy flat actions (early resolver output): the fields sit on the event itself
+            args = {k: v for k, v in ev.items() if k not in _FLAT_EVENT_KEYS}
+            if source is None:
+                source = "user" if kind == "message" and not self.steps else "agent"
         ts = ev.get("timestamp") if isinstance(ev.get("timestamp"), str) else None
         base: dict[str, Any] = {"agent": _agent(source), "timestamp": ts, "native_index": i}
         meta: dict[str, Any] = {"event_id": ev.get("id"), "action": kind}
@@ -204,7 +218,7 @@ class _Builder:
         if cause is not None:
             meta["cause"] = cause
         md = as_dict(extras.get("metadata"))
-        exit_code = opt_int(md.get("exit_code", extras.get("exit_code")))
+        exit_code = opt_int(md.get("exit_code", extras.get("exit_code", ev.get("exit_code"))))
         if exit_code is not None:
             meta["exit_code"] = exit_code
         err = first_line(text, "error observation") if kind == "error" else output_error(text)
@@ -325,14 +339,29 @@ def _outcome(test_result: Any, error: Any, final_state: str | None,
     return Outcome.UNKNOWN, f"agent_state={final_state}" if final_state else None, None
 
 
-def _read_run(history: Any, wrapper: dict[str, Any], record: str, ctx: ImportContext) -> Trajectory:
+def _read_run(history: Any, wrapper: dict[str, Any], record: str, ctx: ImportContext,
+              list_path: str = "history") -> Trajectory:
     """One run from its event list (a failure costs this run only, see ``ctx.guarded``)."""
-    return _to_trajectory(_events(history), wrapper, record, ctx)
+    return _to_trajectory(_events(history), wrapper, record, ctx, list_path)
 
 
-def _to_trajectory(events: list[Any], wrapper: dict[str, Any], record: str, ctx: ImportContext) -> Trajectory:
+def _resolver_native_id(wrapper: dict[str, Any]) -> str | None:
+    """``owner/repo#number`` of a resolver output's issue (or PR), or None."""
+    issue = as_dict(wrapper.get("issue") or wrapper.get("pr_review"))
+    number = issue.get("number")
+    if number is None:
+        return None
+    where = "/".join(str(issue[k]) for k in ("owner", "repo") if issue.get(k))
+    return f"{where}#{number}" if where else f"#{number}"
+
+
+def _to_trajectory(events: list[Any], wrapper: dict[str, Any], record: str, ctx: ImportContext,
+                   list_path: str = "history") -> Trajectory:
     b = _Builder(ctx, record)
     b.feed(events)
+    for st in b.steps:  # the event's own id, else its place in the list
+        eid = st.metadata.get("event_id")
+        st.native_step_id = str(eid) if eid is not None else f"{list_path}[{st.native_index}]"
     md = as_dict(wrapper.get("metadata"))
     instance = as_dict(wrapper.get("instance"))
     task = ""
@@ -345,7 +374,15 @@ def _to_trajectory(events: list[Any], wrapper: dict[str, Any], record: str, ctx:
     llm = as_dict(md.get("llm_config"))
     model = llm.get("model") if isinstance(llm.get("model"), str) else (md.get("model") or b.model)
     outcome, raw, score = _outcome(wrapper.get("test_result"), wrapper.get("error"), b.final_state, b.last_error)
+    resolver_success = truthy(wrapper.get("success")) if "success" in wrapper else None
+    if resolver_success is not None and wrapper.get("test_result") is None:  # resolver output.jsonl
+        outcome = Outcome.SUCCESS if resolver_success else Outcome.FAILURE
+        raw, score = f"success={wrapper['success']}", 1.0 if resolver_success else 0.0
     meta: dict[str, Any] = {}
+    for key in ("issue", "pr_review", "issue_type", "base_commit", "success_explanation", "result_explanation",
+                "comment_success", "commit_id", "commit_hash"):
+        if wrapper.get(key) not in (None, "", [], {}):
+            meta[key] = wrapper[key]
     for key in ("agent_class", "dataset", "data_split", "max_iterations", "eval_output_dir", "start_time",
                 "git_commit", "details"):
         if key in md:
@@ -360,23 +397,67 @@ def _to_trajectory(events: list[Any], wrapper: dict[str, Any], record: str, ctx:
     if b.skipped:
         meta["skipped_events"] = b.skipped
     tr = as_dict(wrapper.get("test_result"))
-    patch = tr.get("git_patch")
+    patch = tr.get("git_patch") or wrapper.get("git_patch")
     if isinstance(patch, str) and patch:
         meta["git_patch"] = patch
     planted = planted_of(md, wrapper)
     if planted is not None:
         meta["planted"] = planted
     native = wrapper.get("instance_id")
+    native_id = str(native) if native is not None else _resolver_native_id(wrapper)
+    if not task:
+        issue = as_dict(wrapper.get("issue"))
+        task = as_text(issue.get("body") or issue.get("title")).strip()
     return Trajectory(
-        native_id=str(native) if native is not None else None, record=record, task=task,
+        native_id=native_id, record=record, task=task,
         model=str(model) if model else None, framework="openhands", outcome=outcome, outcome_raw=raw, score=score,
         final_answer=b.final_answer, task_family=str(md["dataset"]) if isinstance(md.get("dataset"), str) else None,
         metadata=meta, steps=b.steps,
     )
 
 
+_EVAL_RULE = KeyRule("OpenHands evaluation output", all_of=("instance_id", "history"),
+                     distinctive=("instance_id", "test_result", "git_patch"))
+_RESOLVER_RULE = KeyRule("OpenHands resolver output", all_of=("history", "instruction"),
+                         any_of=("issue", "pr_review", "git_patch", "base_commit"),
+                         distinctive=("issue", "git_patch", "base_commit", "issue_type"))
+_EVENT_KEYS = frozenset({"action", "observation"})
+_EVENT_LINKS = frozenset({"cause", "args", "tool_call_metadata"})
+
+
+def _event_keys(keys: tuple[str, ...]) -> bool:
+    have = set(keys)
+    return "source" in have and bool(have & _EVENT_KEYS) and bool(have & _EVENT_LINKS)
+
+
 class OpenHandsImporter:
-    """Reads OpenHands event streams and evaluation ``output.jsonl`` files."""
+    """Reads OpenHands event streams, evaluation and resolver ``output.jsonl`` files."""
+
+    def sniff_structure(self, shape: JsonShape, path: Path) -> bool:
+        """Claims by structure: evaluation/resolver records, ``history`` objects or event lists.
+
+        V1 SDK events are told by the value of their ``kind``, so a shape that is not one of the
+        above falls back to :meth:`sniff` on the head.
+        """
+        keys = shape.record_keys
+        if (shape.value("schema_version") or "").startswith("ATIF-v"):
+            return False
+        if "instance_id" in keys and ("history" in keys or "test_result" in keys):
+            return True
+        if _RESOLVER_RULE.matches(keys) and shape.kind("history") in ("list", None):
+            return True
+        if shape.container == "list" and _event_keys(keys):
+            return True
+        for key in ("history", "trajectory", "events"):
+            if shape.container == "object" and shape.kind(key) == "list" and _event_keys(shape.child(key)):
+                return True
+        return self.sniff(head_bytes(path), path)
+
+    def near_miss(self, shape: JsonShape, path: Path) -> tuple[float, str] | None:
+        """Names what an evaluation or resolver record that looks like OpenHands lacks."""
+        misses = [m for m in (_EVAL_RULE.near_miss(shape.record_keys), _RESOLVER_RULE.near_miss(shape.record_keys))
+                  if m is not None]
+        return max(misses) if misses else None
 
     def sniff(self, head: bytes, path: Path) -> bool:
         """Claims heads with OpenHands event keys or ``instance_id`` + ``history``/``test_result``."""
@@ -403,14 +484,14 @@ class OpenHandsImporter:
             return
         doc = read_json_document(path)
         if isinstance(doc, list):
-            if (t := ctx.guarded("$", _read_run, doc, {}, "$", ctx)) is not None:
+            if (t := ctx.guarded("$", _read_run, doc, {}, "$", ctx, "")) is not None:
                 yield t
             return
         if not isinstance(doc, dict):
             raise ImportFailure("expected a list of OpenHands events or an object with a 'history' list")
         for key in ("history", "trajectory", "events"):
             if isinstance(doc.get(key), list):
-                if (t := ctx.guarded("$", _read_run, doc[key], doc, "$", ctx)) is not None:
+                if (t := ctx.guarded("$", _read_run, doc[key], doc, "$", ctx, key)) is not None:
                     yield t
                 return
         raise ImportFailure("no 'history' (or 'trajectory') list of OpenHands events")

@@ -32,6 +32,7 @@ from analyzer.errors import ImportFailure
 from analyzer.loading.jsonio import (
     as_text,
     first_json_char,
+    label_native_steps,
     parse_json,
     read_json_document,
 )
@@ -381,7 +382,8 @@ class SweAgentImporter:
             hist_i, content = found
             task = problem_statement(content)
             steps.append(Step(index=0, agent="user", role=Role.USER, kind=StepKind.USER, text=content,
-                              native_index=hist_i, metadata={"source": "history"}))
+                              native_index=hist_i, native_step_id=f"history[{hist_i}]",
+                              metadata={"source": "history"}))
         calls = _action_tool_calls(history)
         if len(calls) != len(entries):
             calls = []
@@ -390,6 +392,7 @@ class SweAgentImporter:
                 ctx.error(f"trajectory[{i}]", f"expected an object, got {type(entry).__name__}; step skipped")
                 continue
             self._entry_steps(steps, i, entry, calls[i] if calls else {})
+        label_native_steps(steps, "trajectory")
         exit_status = info.get("exit_status")
         exit_s = str(exit_status) if exit_status is not None else None
         instance_id = _swe_instance_id(doc, path)
@@ -554,6 +557,7 @@ class MiniSweAgentImporter:
         config = as_dict(info.get("config"))
         model_cfg = as_dict(config.get("model"))
         model = model_cfg.get("model_name") or model_cfg.get("name")
+        label_native_steps(steps, "messages")
         yield Trajectory(
             native_id=instance_id, record="$", task=task, model=str(model) if model else None,
             framework="mini-swe-agent", outcome=outcome, outcome_raw=raw, score=score,

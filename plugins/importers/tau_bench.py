@@ -19,11 +19,14 @@ from analyzer.loading.jsonio import (
     first_json_char,
     iter_records,
 )
+from analyzer.loading.structure import JsonShape, KeyRule
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Trajectory
 from plugins.importers.chat import BadMessages, first_user_text, last_answer, messages_to_steps
 
 _CONSUMED = frozenset({"task_id", "reward", "info", "traj", "metadata"})
+_RULE = KeyRule("tau-bench results", all_of=("traj",), any_of=("task_id", "reward"),
+                distinctive=("traj",))
 
 
 def _reward(value: Any) -> float | None:
@@ -49,7 +52,7 @@ def to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory | Non
         ctx.error(record, "missing 'traj' list" if traj is None else "'traj' is not a list")
         return None
     try:
-        steps = messages_to_steps(traj)
+        steps = messages_to_steps(traj, "traj")
     except BadMessages as exc:
         ctx.error(record, f"traj: {exc}; run skipped")
         return None
@@ -111,6 +114,14 @@ class TauBenchImporter:
         if first_json_char(head) not in ("{", "["):
             return False
         return b'"traj"' in head and (b'"task_id"' in head or b'"reward"' in head)
+
+    def sniff_structure(self, shape: JsonShape, path: Path) -> bool:
+        """Claims files whose first record has a ``traj`` list plus ``task_id`` or ``reward``."""
+        return _RULE.matches(shape.record_keys) and shape.kind("traj") in ("list", None)
+
+    def near_miss(self, shape: JsonShape, path: Path) -> tuple[float, str] | None:
+        """Names what a record with ``traj`` lacks."""
+        return _RULE.near_miss(shape.record_keys)
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per result."""

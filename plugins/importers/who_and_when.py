@@ -24,6 +24,7 @@ from analyzer.loading.jsonio import (
     first_json_char,
     iter_records,
 )
+from analyzer.loading.structure import JsonShape, KeyRule
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 
@@ -32,6 +33,12 @@ _NO_CODE_RE = re.compile(r"\A\s*There is no code from the last \d+ messages? for
 _TRACEBACK = "Traceback (most recent call last)"
 _EXC_LINE_RE = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit))\b[:]?(.*)$")
 _LABEL_KEYS = (b'"mistake_agent"', b'"question_ID"', b'"is_correct"', b'"mistake_step"')
+_RULE = KeyRule(
+    "Who&When",
+    all_of=("history",),
+    any_of=("question", "question_ID", "mistake_agent", "mistake_step", "is_correct"),
+    distinctive=("history", "mistake_agent", "mistake_step", "mistake_reason", "question_ID"),
+)
 _CONSUMED = frozenset({
     "question", "question_ID", "level", "ground_truth", "is_correct", "history",
     "mistake_agent", "mistake_step", "mistake_reason", "system_prompt", "framework", "model",
@@ -78,7 +85,7 @@ def _step(i: int, entry: dict[str, Any]) -> Step:
             meta["exit_code"] = code
         return Step(index=i, agent=agent, role=Role.TOOL, kind=StepKind.OBSERVATION, text=text,
                     is_error=failed, error_text=error_summary(text, code) if failed else None,
-                    native_index=i, metadata=meta)
+                    native_index=i, native_step_id=f"history[{i}]", metadata=meta)
     low = role_s.strip().lower()
     has_name = isinstance(name, str) and bool(name) and name.strip().lower() not in _USER_ROLES
     if low == "system":
@@ -93,7 +100,8 @@ def _step(i: int, entry: dict[str, Any]) -> Step:
         # role holds an agent name (Hand-Crafted subset), e.g. "Orchestrator (thought)".
         role = Role.ASSISTANT
         kind = StepKind.THOUGHT if "(thought)" in low else StepKind.MESSAGE
-    return Step(index=i, agent=agent, role=role, kind=kind, text=text, native_index=i, metadata=meta)
+    return Step(index=i, agent=agent, role=role, kind=kind, text=text, native_index=i,
+                native_step_id=f"history[{i}]", metadata=meta)
 
 
 def _outcome(value: Any) -> Outcome:
@@ -194,6 +202,17 @@ class WhoAndWhenImporter:
         if b'"history"' not in head:
             return False
         return any(k in head for k in _LABEL_KEYS) or b'"question"' in head
+
+    def sniff_structure(self, shape: JsonShape, path: Path) -> bool:
+        """Claims files whose first record has a ``history`` list plus ``question`` or a label key."""
+        return _RULE.matches(shape.record_keys) and shape.kind("history") in ("list", None)
+
+    def near_miss(self, shape: JsonShape, path: Path) -> tuple[float, str] | None:
+        """Names what a record that looks like Who&When lacks (``history``, the label keys)."""
+        if _RULE.matches(shape.record_keys):
+            kind = shape.kind("history")
+            return None if kind in ("list", None) else (0.9, f"looks like Who&When but its `history` is {'an' if kind == 'object' else 'a'} {kind}, not a list")
+        return _RULE.near_miss(shape.record_keys)
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per Who&When record."""

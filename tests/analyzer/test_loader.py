@@ -246,18 +246,42 @@ def test_same_run_in_two_files_is_loaded_once(tmp_path: Path) -> None:
     shutil.copy(GOOD / "data_analysis_success.json", tmp_path / "b.json")
     res = load([tmp_path], cache=None)
     assert res.traces.height == 1 and res.steps.height == 30
-    assert res.errors == [] and len(res.notes) == 1 and "duplicates" in res.notes[0]
+    assert res.errors == [] and len(res.notes) == 1 and "1 duplicate run skipped" in res.notes[0]
+    assert [(Path(d.file).name, d.record) for d in res.duplicates] == [("b.json", "1 run")]
 
 
-def test_repeated_run_inside_one_file_is_loaded_once(tmp_path: Path) -> None:
+def test_identical_records_inside_one_file_stay_distinct_runs(tmp_path: Path) -> None:
     import orjson
 
     doc = orjson.loads((GOOD / "data_analysis_success.json").read_bytes())
     (tmp_path / "twice.json").write_bytes(orjson.dumps([doc, doc]))
+    alone = load([GOOD / "data_analysis_success.json"], cache=None).traces["trace_id"][0]
     res = load([tmp_path], cache=None)
-    assert res.traces.height == 1 and res.steps.height == 30
+    assert res.traces.height == 2 and res.steps.height == 60
+    assert res.traces["trace_id"].n_unique() == 2 and res.traces["trace_id"][0] == alone  # the first keeps its id
     assert res.steps.select(pl.struct("trace_id", "step").is_unique().all()).item()
-    assert res.formats == {"generic": 1}
+    assert res.formats == {"generic": 2} and res.notes == [] and res.duplicates == []
+    again = load([tmp_path / "twice.json"], cache=None)
+    assert again.traces["trace_id"].to_list() == res.traces["trace_id"].to_list()  # stable ids
+
+
+def test_same_file_opened_twice_is_listed_once(tmp_path: Path) -> None:
+    f = GOOD / "ops_runs.jsonl"
+    res = load([f, f, GOOD], cache=None)
+    assert res.traces.height == 3  # ops_runs (2 runs) + data_analysis_success (1)
+    assert len(res.notes) == 2 and len(res.duplicates) == 2
+    assert all(d.record == "2 runs" and "2 duplicate runs skipped" in d.reason for d in res.duplicates)
+
+
+def test_same_content_in_different_files_stays_distinct(tmp_path: Path) -> None:
+    import orjson
+
+    doc = orjson.loads((GOOD / "data_analysis_success.json").read_bytes())
+    (tmp_path / "a.json").write_bytes(orjson.dumps(doc))
+    (tmp_path / "b.json").write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))  # other bytes, same run
+    res = load([tmp_path], cache=None)
+    assert res.traces.height == 2 and res.traces["trace_id"].n_unique() == 2 and res.duplicates == []
+    assert res.steps.group_by("trace_id").len()["len"].to_list() == [30, 30]
 
 
 def test_on_file_and_progress_called_per_file() -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import polars as pl
 import pytest
 
 from analyzer.loading import load
@@ -222,3 +223,59 @@ def test_non_integer_mistake_step_keeps_run(tmp_path: Path, host: PluginHost) ->
     row = result.traces.row(0, named=True)
     assert row["gold_decisive_step"] is None
     assert orjson.loads(row["metadata_json"])["mistake_step_raw"] == "unknown"
+
+
+def _long_record(n: int = 120, **extra: object) -> dict[str, object]:
+    """A Who&When record whose ``history`` comes first and is over 200 KB."""
+    history = [{"content": f"turn {i}: " + "lorem ipsum " * 180, "role": "user", "name": f"Agent{i % 3}"}
+               for i in range(n)]
+    return {"history": history, "question": "How many?", "ground_truth": "4", "is_correct": False,
+            "question_ID": "long-1", "level": 2, "mistake_agent": "Agent1", "mistake_step": "7",
+            "mistake_reason": "wrong count", **extra}
+
+
+@pytest.mark.parametrize("shape", ["object", "list", "jsonl"])
+def test_history_first_over_200kb_is_claimed_by_structure(tmp_path: Path, host: PluginHost, shape: str) -> None:
+    rec = _long_record()
+    if shape == "object":
+        p, raw = tmp_path / "long.json", json.dumps(rec)
+    elif shape == "list":
+        p, raw = tmp_path / "long_list.json", json.dumps([rec, {**rec, "question_ID": "long-2"}])
+    else:
+        p, raw = tmp_path / "long.jsonl", json.dumps(rec) + "\n" + json.dumps({**rec, "question_ID": "long-2"}) + "\n"
+    p.write_text(raw, encoding="utf-8")
+    head = head_bytes(p)
+    assert len(raw) > 200_000 and b'"question"' not in head and b'"mistake_step"' not in head
+    spec, _, problem = claim(p, host)
+    assert problem is None and spec is not None and spec.id == "who_and_when"
+    result = load([p], host=host, cache=None)
+    n = 1 if shape == "object" else 2
+    assert result.errors == [] and result.formats == {"who_and_when": n}
+    assert result.steps.height == 120 * n
+    row = result.traces.row(0, named=True)
+    assert row["gold_decisive_step"] == 7 and row["gold_decisive_agent"] == "Agent1"
+    first = result.steps.filter(pl.col("trace_id") == row["trace_id"]).sort("step")
+    assert first["native_step_id"].to_list() == [f"history[{i}]" for i in range(120)]
+
+
+def test_near_miss_names_what_is_missing(tmp_path: Path, host: PluginHost) -> None:
+    labels_only = {"question": "Q", "mistake_agent": "A", "mistake_step": "3", "mistake_reason": "r",
+                   "chat": [{"role": "user", "content": "hi"}]}
+    p = tmp_path / "no_history.json"
+    p.write_text(json.dumps(labels_only), encoding="utf-8")
+    result = load([p], host=host, cache=None)
+    assert len(result.errors) == 1
+    reason = result.errors[0].reason
+    assert "looks like Who&When but has no `history`" in reason, reason
+    long_labels = _long_record()
+    del long_labels["history"]
+    long_labels["transcript"] = [{"content": "x" * 300_000, "role": "user"}]
+    p2 = tmp_path / "no_history_long.json"
+    p2.write_text(json.dumps(long_labels), encoding="utf-8")
+    result = load([p2], host=host, cache=None)
+    assert "looks like Who&When but has no `history`" in result.errors[0].reason
+    bad = {"history": "not a list", "question": "Q", "mistake_step": "1"}
+    p3 = tmp_path / "history_string.json"
+    p3.write_text(json.dumps(bad), encoding="utf-8")
+    result = load([p3], host=host, cache=None)
+    assert "its `history` is a string, not a list" in result.errors[0].reason

@@ -943,6 +943,10 @@
         <translation>工具调用</translation>
     </message>
     <message>
+        <source>Source id</source>
+        <translation>来源 ID</translation>
+    </message>
+    <message>
         <source>… {n} more characters</source>
         <translation>… 还有 {n} 个字符</translation>
     </message>

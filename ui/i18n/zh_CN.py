@@ -245,6 +245,7 @@ TRANSLATIONS: dict[str, str] = {
     "Token counts are missing from the file: estimated as text length / 4": "文件中缺少令牌数：按文本长度 / 4 估算",
     "Tokens": "令牌",
     "Tool call": "工具调用",
+    "Source id": "来源 ID",
     "Top failure category": "最主要的失败类别",
     "Traces (*.json *.jsonl *.ndjson *.traj *.eval *.gz *.zst);;All files (*)": "轨迹 (*.json *.jsonl *.ndjson *.traj *.eval *.gz *.zst);;所有文件 (*)",
     "Transcript": "记录",

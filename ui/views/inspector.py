@@ -140,6 +140,7 @@ class InspectorPane(QWidget):
                 'judge value': self.tr("judge value"),
                 'This step reports an error.': self.tr("This step reports an error."),
                 'Tool call': self.tr("Tool call"),
+                'Source id': self.tr("Source id"),
                 '… {n} more characters': self.tr("… {n} more characters"),
                 'Findings': self.tr("Findings"),
                 'Evidence: steps': self.tr("Evidence: steps"),
@@ -281,6 +282,8 @@ class InspectorPane(QWidget):
         out.append(f"<p class='muted'>{_e(role_label(s.get('role')))} · {_e(kind_label(s.get('kind')))}"
                    + (f" · {_e(s['timestamp'])}" if s.get("timestamp") else "")
                    + (f" · {float(s['duration_s']):.1f} s" if s.get("duration_s") is not None else "") + "</p>")
+        if s.get("native_step_id"):  # the source's own id, to find the step back in the producing tool
+            out.append(f"<p class='muted'>{_e(L['Source id'])} <code>{_e(s['native_step_id'])}</code></p>")
         values = self.session.run_step_values(trace_id)
         vrow = values.filter(values["step"] == step)
         if vrow.height:
