@@ -111,7 +111,7 @@ def prepare_run(
     )
     det = run_detectors(trajectory, ctx, host, only=detectors, phase=STEPS_PHASE)
     errors.extend(det.errors)
-    feats = step_features(trajectory, det.findings)
+    feats = step_features(trajectory, det.findings, step_emb)
     return RunSignals(det.findings, errors, alignment, step_emb, task_emb, feats)
 
 

@@ -7,7 +7,7 @@ from analyzer.attribution.attribute import (
     choose_category,
     combine_with_judge,
 )
-from analyzer.attribution.features import FEATURE_NAMES, step_features
+from analyzer.attribution.features import FEATURE_NAMES, TRANSFER_FEATURES, step_features
 from analyzer.attribution.hazards import StepEvidence, step_evidence
 from analyzer.attribution.ranker import PARAMS_VERSION, Ranker, RankerParams, softmax
 from analyzer.attribution.value_curve import (
@@ -23,6 +23,7 @@ __all__ = [
     "EVIDENCE_ESTIMATOR",
     "FEATURE_NAMES",
     "PARAMS_VERSION",
+    "TRANSFER_FEATURES",
     "Attribution",
     "Candidate",
     "Ranker",

@@ -8,6 +8,7 @@ the gold labels.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -36,7 +37,7 @@ from analyzer.detection.text import (
     task_containment,
 )
 from analyzer.schema.findings import Finding
-from analyzer.schema.models import Trajectory
+from analyzer.schema.models import Step, StepKind, Trajectory
 from analyzer.taxonomy import Category
 
 FINDING_CATEGORIES: tuple[str, ...] = tuple(c.value for c in Category if c != Category.OTHER)
@@ -51,6 +52,9 @@ FEATURE_NAMES: tuple[str, ...] = (
     "empty_result_follows", "list_items_log", "before_first_error", "prose_len_log",
     "finding_max", "finding_agent", "finding_near", "n_findings_log", "evidence",
     "lex_align_centered",
+    # structure that held leave-one-dataset-out (see TRANSFER_FEATURES)
+    "decision_rel", "handoff", "top_actor", "top_actor_first_turn", "top_actor_second_turn",
+    "top_actor_first_act", "len_z", "next_similarity_z",
 )
 """Names of the feature columns, in order (also stored in the fitted params file).
 
@@ -67,16 +71,102 @@ the ranker adds it with a fixed weight (see :mod:`analyzer.attribution.ranker`).
 Embedding alignment reaches the ranker through the goal-drift and evidence-gap findings;
 as direct features (centred cosine, change from the previous decision) it lowered the
 cross-validated step@1 on the development set (37% vs 43%), so it is not a column here.
+
+The last columns describe roles inferred from behaviour, not from names: the **top actor** is
+the agent whose decisions act most (code blocks, tool calls, ``<action>``/``Action:`` sections;
+ties: most decisions), i.e. the agent that does the work. ``decision_rel`` is the decision's
+place among the run's decisions (0 first, 1 last); ``len_z`` and ``next_similarity_z`` are
+z-scored within the run's decisions (log length; embedding cosine to the most similar later
+step, 0 without an embedder), so they do not depend on one system's verbosity.
 """
 
+TRANSFER_FEATURES: tuple[str, ...] = (
+    "decision", "agent_first_turn", "decision_rel", "top_actor_first_turn", "top_actor_second_turn",
+    "first_error_source", "next_obs_error",
+)
+"""The features the shipped weights use. Each is structural (who acts, in what order, what
+follows an error) and kept its sign and use when fitted on two development sets and scored
+on the third (README, ablation table). The other columns are fitted only within one system:
+``trajscope eval --cv`` and the analyst's own labels (adaptation) free them."""
 
-def step_features(trajectory: Trajectory, findings: Sequence[Finding] = ()) -> np.ndarray:
+_ACTION_RE = re.compile(r"<action>|^\s*Action\s*:", re.MULTILINE | re.IGNORECASE)
+
+
+def acts(step: Step) -> bool:
+    """True when a decision step acts: a tool call, a code block or a ReAct/XML action section."""
+    if not is_decision(step):
+        return False
+    text = step.text[:50000]
+    return bool(step.tool_name) or step.kind in (StepKind.ACTION, StepKind.TOOL_CALL) or "```" in text \
+        or bool(_ACTION_RE.search(text))
+
+
+def _within_z(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``values`` z-scored over the rows in ``mask`` (0 elsewhere, and when fewer than 2 rows)."""
+    out = np.zeros_like(values)
+    if int(mask.sum()) >= 2:
+        v = values[mask]
+        sd = float(v.std())
+        out[mask] = (v - v.mean()) / (sd if sd > 1e-9 else 1.0)
+    return out
+
+
+def role_features(trajectory: Trajectory, step_embeddings: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """The behaviour-inferred role and within-run normalised columns of one run (see the module doc)."""
+    steps = trajectory.steps
+    n = len(steps)
+    out = {k: np.zeros(n) for k in ("decision_rel", "handoff", "top_actor", "top_actor_first_turn",
+                                    "top_actor_second_turn", "top_actor_first_act", "len_z", "next_similarity_z")}
+    if n == 0:
+        return out
+    brief = briefing_steps(steps, trajectory.task)
+    dec = np.array([is_decision(s) for s in steps])
+    order = [s.index for s in steps if dec[s.index] and s.index not in brief]
+    agents = [s.agent or str(s.role) for s in steps]
+    acting = [acts(s) for s in steps]
+    n_act: dict[str, int] = {}
+    n_dec: dict[str, int] = {}
+    first: dict[str, int] = {}
+    for i in order:
+        n_dec[agents[i]] = n_dec.get(agents[i], 0) + 1
+        n_act[agents[i]] = n_act.get(agents[i], 0) + int(acting[i])
+        first.setdefault(agents[i], i)
+    top = max(n_dec, key=lambda a: (n_act[a], n_dec[a], -first[a])) if n_dec else None
+    first_act = next((i for i in order if agents[i] == top and acting[i]), None)
+    turns: dict[str, int] = {}
+    prev: str | None = None
+    for k, i in enumerate(order):
+        a = agents[i]
+        t = turns.get(a, 0)
+        turns[a] = t + 1
+        out["decision_rel"][i] = k / max(1, len(order) - 1)
+        out["handoff"][i] = float(prev is not None and prev != a)
+        prev = a
+        if a == top:
+            out["top_actor"][i] = 1.0
+            out["top_actor_first_turn"][i] = float(t == 0)
+            out["top_actor_second_turn"][i] = float(t == 1)
+            out["top_actor_first_act"][i] = float(i == first_act)
+    out["len_z"] = _within_z(np.array([math.log1p(len(s.text)) for s in steps]), dec)
+    if step_embeddings is not None and len(step_embeddings) == n and n > 1:
+        e = np.asarray(step_embeddings, dtype=np.float64)
+        later = np.zeros(n)
+        for i in range(n - 1):  # cosine to the most similar later step (the step's content taken up)
+            later[i] = float((e[i + 1:] @ e[i]).max())
+        out["next_similarity_z"] = _within_z(later, dec)
+    return out
+
+
+
+def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
+                  step_embeddings: np.ndarray | None = None) -> np.ndarray:
     """Feature matrix (steps x FEATURE_NAMES) of one run.
 
     Args:
         trajectory: The run (gold fields are ignored).
         findings: Detector findings of this run (``judge_category`` findings are ignored);
             with an embedder, the goal-drift and evidence-gap findings carry its signal.
+        step_embeddings: Unit-norm step embeddings (rows aligned with steps), if computed.
 
     Returns:
         A float64 array of shape ``(len(steps), len(FEATURE_NAMES))``.
@@ -192,4 +282,6 @@ def step_features(trajectory: Trajectory, findings: Sequence[Finding] = ()) -> n
             prev_obs_error = bool(s.is_error)
         elif dec:
             prev_obs_error = False
+    for name, values in role_features(trajectory, step_embeddings).items():
+        x[:, col[name]] = values
     return x

@@ -177,6 +177,75 @@ def fit_clogit(runs: Sequence[TrainingRun], l2: float, evidence_weight: float | 
     return Fitted(mu, sd, np.asarray(res.x), lo, hi, ew, EVIDENCE_WEIGHT_LONG, n_max)
 
 
+TRANSFER_L2 = 30.0
+"""L2 penalty of the transfer fit (strong: few weights, each held by every system). Chosen
+leave-one-dataset-out on the development sets: 3 vs 30 changed no set's step@1 by more than
+a run or two but 30 kept step@3 higher on the two multi-agent sets."""
+DRO_TEMPERATURE = 0.05
+"""Temperature of the smooth maximum over the development sets' losses (0: the worst set only)."""
+
+
+def fit_transfer(groups: Sequence[Sequence[TrainingRun]], l2: float = TRANSFER_L2,
+                 tau: float = DRO_TEMPERATURE, features: Sequence[str] | None = None) -> Fitted:
+    """Weights that hold across agent systems: group-robust conditional logit on a few features.
+
+    Each group is one development set (one agent system). The loss is a smooth maximum
+    (``tau``-log-sum-exp) of the groups' mean negative log-likelihoods, so the weights are
+    fitted for the system they fit worst, not for the biggest set; only ``features``
+    (default :data:`~analyzer.attribution.features.TRANSFER_FEATURES`) get weights; the
+    detector-evidence prior is the usual fixed offset. The penalty is ``l2`` per run.
+    """
+    from scipy.optimize import minimize
+
+    from analyzer.attribution.features import TRANSFER_FEATURES
+
+    names = set(features if features is not None else TRANSFER_FEATURES)
+    runs = [r for g in groups for r in g]
+    mu, sd = standardiser(runs)
+    free = np.array([n in names and n not in PRIOR_FEATURES for n in FEATURE_NAMES], dtype=np.float64)
+    data = [([((r.features - mu) / sd) * free for r in g], [EVIDENCE_WEIGHT * detector_evidence(r.features) for r in g],
+             [r.gold_step for r in g]) for g in groups if g]
+    d = len(FEATURE_NAMES)
+    reg = l2 / max(1, len(runs))
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        losses = np.zeros(len(data))
+        grads = np.zeros((len(data), d))
+        for k, (zs, offs, golds) in enumerate(data):
+            for z, off, g in zip(zs, offs, golds, strict=True):
+                sc = z @ w + off
+                m = sc.max()
+                e = np.exp(sc - m)
+                p = e / e.sum()
+                losses[k] += float(m + np.log(e.sum()) - sc[g])
+                grads[k] += z.T @ p - z[g]
+            losses[k] /= len(golds)
+            grads[k] /= len(golds)
+        top = losses.max()
+        a = np.exp((losses - top) / tau)
+        value = top + tau * float(np.log(a.sum()))
+        a /= a.sum()
+        return value + 0.5 * reg * float(w @ w), a @ grads + reg * w
+
+    res = minimize(loss, np.zeros(d), jac=True, method="L-BFGS-B", options={"maxiter": 300})
+    lo, hi = feature_range(runs)
+    n_max = max(r.features.shape[0] for r in runs)
+    return Fitted(mu, sd, np.asarray(res.x) * free, lo, hi, EVIDENCE_WEIGHT, EVIDENCE_WEIGHT_LONG, n_max)
+
+
+def transfer_params(groups: Sequence[Sequence[TrainingRun]], *, meta: dict[str, Any] | None = None) -> RankerParams:
+    """Shipped-style params: :func:`fit_transfer`, and the agent of the top step as the responsible agent.
+
+    The agent-mass temperature is not carried over: chosen on one system's labels (the only
+    multi-agent set when the other is held out) it lowered the held-out system's agent@1
+    (TracerTraj-Code 82.7% -> 61.4%), so the transfer weights name the agent of the top step.
+    """
+    fitted = fit_transfer(groups)
+    return to_params(fitted, agent_temperature=0.0,
+                     meta={**(meta or {}), "fit": "group-robust transfer", "l2": TRANSFER_L2,
+                           "n_runs": sum(len(g) for g in groups)})
+
+
 def to_params(fitted: Fitted, *, judge_weight: float = 0.0, judge_top_k: int = 3, value_prior: float = 0.9,
               agent_temperature: float = 0.0, meta: dict[str, Any] | None = None) -> RankerParams:
     """Ranker params of fitted weights."""
@@ -189,6 +258,22 @@ def to_params(fitted: Fitted, *, judge_weight: float = 0.0, judge_top_k: int = 3
                         evidence_weight=fitted.evidence_weight, evidence_weight_long=fitted.evidence_weight_long,
                         train_max_steps=fitted.train_max_steps, judge_weight=judge_weight, judge_top_k=judge_top_k, value_prior=value_prior,
                         agent_temperature=agent_temperature, meta=dict(meta or {}))
+
+
+def fit_params(runs: Sequence[TrainingRun], *, folds: int = 5, meta: dict[str, Any] | None = None) -> RankerParams:
+    """Params fitted on ``runs``: L2 penalty and agent temperature chosen by inner CV.
+
+    With fewer runs than two per fold, the penalty is the strongest of the grid and the agent
+    temperature 0 (too few labels to choose them).
+    """
+    if len(runs) < 2 * folds:
+        l2 = max(L2_GRID)
+        return to_params(fit_clogit(runs, l2), meta={**(meta or {}), "l2": l2, "n_runs": len(runs)})
+    l2 = choose_l2(runs, folds=folds)
+    fitted = fit_clogit(runs, l2)
+    temperature = choose_agent_temperature(runs, l2, folds=folds)
+    return to_params(fitted, agent_temperature=temperature,
+                     meta={**(meta or {}), "l2": l2, "n_runs": len(runs)})
 
 
 def fold_ids(n: int, folds: int, seed: int = 0) -> np.ndarray:

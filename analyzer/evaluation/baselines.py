@@ -1,7 +1,8 @@
 """Trivial baselines of the attribution evaluation, computed on the same records.
 
-They use only step order and step kinds (never agent names): always step 0; always step 1;
-the first step after step 0 that is an agent decision (i.e. not tool output).
+They use only step order, step kinds and who acts (never agent names as such): always step 0;
+always step 1; the first and the second agent decision after step 0; and the first decision of
+the most active agent (the agent with the most decision steps; ties: the one that acts first).
 """
 
 from __future__ import annotations
@@ -32,10 +33,33 @@ def first_decision_after_start(t: Trajectory) -> Prediction:
     return _at(t, next((s.index for s in t.steps[1:] if is_decision(s)), None))
 
 
+def second_decision_after_start(t: Trajectory) -> Prediction:
+    """The second step after step 0 that is an agent decision."""
+    decisions = [s.index for s in t.steps[1:] if is_decision(s)]
+    return _at(t, decisions[1] if len(decisions) > 1 else None)
+
+
+def most_active_agent(t: Trajectory) -> Prediction:
+    """The first decision of the agent with the most decision steps (ties: the one acting first)."""
+    count: dict[str, int] = {}
+    first: dict[str, int] = {}
+    for s in t.steps:
+        if is_decision(s):
+            a = s.agent or str(s.role)
+            count[a] = count.get(a, 0) + 1
+            first.setdefault(a, s.index)
+    if not count:
+        return _at(t, None)
+    agent = max(count, key=lambda a: (count[a], -first[a]))
+    return _at(t, first[agent])
+
+
 BASELINES: dict[str, Callable[[Trajectory], Prediction]] = {
     "always step 0": always_step(0),
     "always step 1": always_step(1),
     "first agent step after 0": first_decision_after_start,
+    "second agent step after 0": second_decision_after_start,
+    "most active agent (its first step)": most_active_agent,
 }
 
 

@@ -10,6 +10,7 @@ import pytest
 from analyzer.attribution import (
     FEATURE_NAMES,
     PARAMS_VERSION,
+    TRANSFER_FEATURES,
     Ranker,
     RankerParams,
     attribute,
@@ -73,7 +74,11 @@ def test_shipped_params_load_and_rank() -> None:
     r = Ranker.load()
     assert r.params.version == PARAMS_VERSION
     assert set(r.params.features) == set(FEATURE_NAMES)
-    assert r.params.meta.get("cv", {}).get("step@1", {}).get("n") == 126
+    assert r.params.meta["trained_sets"] == ["who-and-when", "tracertraj-code", "agenterrorbench-gaia"]
+    assert r.params.meta["n_runs"] == 126 + 127 + 48
+    # only the transfer signals carry weight in the shipped params
+    used = {f for f, w in zip(r.params.features, r.params.weights, strict=True) if w}
+    assert used and used <= set(TRANSFER_FEATURES)
     x = step_features(_run())
     logits = r.logits(x)
     assert logits.shape == (x.shape[0],) and np.isfinite(logits).all()

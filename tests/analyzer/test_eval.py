@@ -86,7 +86,8 @@ def test_evaluate_on_who_and_when_samples() -> None:
     assert rep.scores.metrics["coverage"].k == 4
     assert len(rep.predictions) == 4
     assert all(p.top_steps and p.top_steps[0] == p.step for p in rep.predictions)
-    assert set(rep.baselines) == {"always step 0", "always step 1", "first agent step after 0"}
+    assert set(rep.baselines) == {"always step 0", "always step 1", "first agent step after 0",
+                                  "second agent step after 0", "most active agent (its first step)"}
     text = format_report(rep)
     for name in ("step@1", "step@3", "step±1", "step±2", "step±3", "agent@1", "coverage"):
         assert name in text
@@ -104,23 +105,34 @@ def test_a_file_that_fails_to_load_counts_as_wrong(tmp_path: Path) -> None:
 
 def test_eval_cli_writes_json_and_predictions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out_json, out_pred = tmp_path / "eval.json", tmp_path / "pred.jsonl"
-    code = main(["eval", "who-and-when", str(WHO_AND_WHEN), "--no-judge", "--no-embed", "--quiet",
+    code = main(["eval", "who-and-when", str(WHO_AND_WHEN), "--no-embed", "--quiet",
                  "--json", str(out_json), "--predictions", str(out_pred)])
     assert code == 0
     printed = capsys.readouterr().out
     assert "step@1" in printed and "first agent step after 0" in printed and "%" in printed
     doc = json.loads(out_json.read_text())
-    assert doc["files"] == 4 and set(doc["metrics"]) >= {"step@1", "step@3", "agent@1", "coverage"}
-    assert doc["metrics"]["step@1"]["ci95"][0] <= doc["metrics"]["step@1"]["p"] <= doc["metrics"]["step@1"]["ci95"][1]
+    assert doc["records"] == 4 and doc["results"][0]["mode"] == "shipped"
+    m = doc["results"][0]["metrics"]
+    assert set(m) >= {"step@1", "step@3", "agent@1", "coverage"}
+    assert m["step@1"]["ci95"][0] <= m["step@1"]["p"] <= m["step@1"]["ci95"][1]
+    assert set(doc["rules"]) >= {"always step 0", "second agent step after 0", "most active agent (its first step)"}
     lines = [json.loads(x) for x in out_pred.read_text().splitlines()]
     assert len(lines) == 4
-    assert all(set(r) == {"file", "agent", "step", "top_steps"} for r in lines)
+    assert all(set(r) == {"mode", "file", "agent", "step", "top_steps"} for r in lines)
     assert all(isinstance(r["step"], int) and r["top_steps"][0] == r["step"] for r in lines)
 
 
-def test_eval_cli_cross_validated_mode(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["eval", "who-and-when", str(WHO_AND_WHEN), "--no-judge", "--no-embed", "--quiet", "--cv", "2"]) == 0
-    assert "held-out" in capsys.readouterr().out
+def test_eval_cli_cross_validated_and_adapt_modes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out_pred = tmp_path / "pred.jsonl"
+    assert main(["eval", "who-and-when", str(WHO_AND_WHEN), "--no-embed", "--quiet", "--cv", "2",
+                 "--adapt", "2", "--draws", "3", "--seed", "1", "--predictions", str(out_pred)]) == 0
+    out = capsys.readouterr().out
+    assert "cv: 2-fold CV" in out and "adapt: adapted to 2 labelled" in out
+    lines = [json.loads(x) for x in out_pred.read_text().splitlines()]
+    adapt = [r for r in lines if r["mode"] == "adapt"]
+    assert {r["draw"] for r in adapt} == {0, 1, 2}
+    assert len(adapt) == 3 * 2  # each draw scores the 2 runs it was not fitted on
+    assert all("draw" not in r for r in lines if r["mode"] == "cv")
 
 
 def test_eval_cli_bad_usage(tmp_path: Path) -> None:

@@ -1,0 +1,197 @@
+"""Adapters of the labelled development sets: each reads one set as it lies on disk.
+
+Every adapter returns a :class:`LabelledSet`: the runs as the normal loader imports them
+(so the analysis sees exactly what an analyst would open), their gold labels re-expressed
+on the imported steps, and one :class:`~analyzer.evaluation.scoring.Gold` per labelled
+record (a label whose file is missing or unreadable still counts, as a miss).
+
+The sets and their scoring rules (each set's README in ``shared/datasets/`` has the source):
+
+``who-and-when``
+    Who&When Algorithm-Generated: one JSON per failed AG2 group chat; ``mistake_step`` is a
+    0-based index into ``history`` (= the imported step index), ``mistake_agent`` an agent name.
+``tracertraj-code``
+    TracerTraj-Code (MetaGPT software team): Who&When-shaped files without ``is_correct``;
+    every run failed. Same scoring.
+``agenterrorbench-gaia``
+    AgentErrorBench GAIA slice: ``GAIA/<trajectory_id>.json`` chat transcripts plus
+    ``gaia_labels.json``. ``critical_failure_step`` k is the k-th assistant message (1-based);
+    it is mapped to the imported step of that message. The failure module (and its failure
+    type) maps onto the taxonomy with :data:`GAIA_CATEGORY_MAP`. Single agent: no agent metric.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+import polars as pl
+
+from analyzer.evaluation.scoring import Gold
+from analyzer.taxonomy import Category
+
+GAIA_CATEGORY_MAP: dict[tuple[str, str], Category] = {
+    ("planning", "*"): Category.PLANNING_ERROR,
+    ("memory", "hallucination"): Category.ERROR_ACCUMULATION,
+    ("memory", "over_simplification"): Category.GOAL_DRIFT,
+    ("memory", "*"): Category.ERROR_ACCUMULATION,
+    ("reflection", "outcome_misinterpretation"): Category.FALSE_SUCCESS,
+    ("reflection", "progress_misjudge"): Category.FAILED_RECOVERY,
+    ("reflection", "*"): Category.FAILED_RECOVERY,
+    ("action", "misalignment"): Category.EVIDENCE_ACTION_GAP,
+    ("action", "parameter_error"): Category.HALLUCINATION,
+    ("action", "*"): Category.EVIDENCE_ACTION_GAP,
+    ("system", "*"): Category.ENVIRONMENT_FAILURE,
+}
+"""AgentErrorBench (module, failure type) -> taxonomy category; ``*`` is the module's default.
+
+Failure types are normalised by strip + casefold first (the labels have spelling variants).
+``memory``: a hallucinated memory is an error carried forward (error accumulation); an
+over-simplified memory drops what the task asked for (goal drift). ``reflection``: a
+misread outcome taken as done is a false success; a misjudged progress is a failed recovery.
+``action``: an action that ignores what was found is an evidence-to-action gap; wrong tool
+parameters are hallucinated tool use. ``system``: environment failure."""
+
+
+def gaia_category(module: str, failure_type: str | None) -> str:
+    """Taxonomy id of an AgentErrorBench failure module and type (see :data:`GAIA_CATEGORY_MAP`)."""
+    m = module.strip().casefold()
+    t = (failure_type or "").strip().casefold()
+    cat = GAIA_CATEGORY_MAP.get((m, t)) or GAIA_CATEGORY_MAP.get((m, "*")) or Category.OTHER
+    return cat.value
+
+
+@dataclass
+class LabelledSet:
+    """One development set, imported and labelled.
+
+    Attributes:
+        name: Dataset id (``who-and-when`` ...).
+        traces: Traces frame with ``gold_decisive_step``/``gold_decisive_agent`` set on the imported steps.
+        steps: Steps frame.
+        golds: One gold label per labelled record, keyed like the predictions (file name).
+        categories: Gold taxonomy category per record key, where the set has categories.
+        multi_agent: Whether the agent metric applies.
+        load_errors: Files or records that failed to load (their labels count as misses).
+    """
+
+    name: str
+    traces: pl.DataFrame
+    steps: pl.DataFrame
+    golds: list[Gold]
+    categories: dict[str, str] = field(default_factory=dict)
+    multi_agent: bool = True
+    load_errors: list[str] = field(default_factory=list)
+
+
+def _load(paths: Sequence[Path]) -> Any:
+    from analyzer.loading import load
+
+    return load(list(paths))
+
+
+def _who_and_when_shaped(name: str, path: Path, multi_agent: bool = True) -> LabelledSet:
+    from analyzer.evaluation.harness import golds_from_traces
+
+    res = _load([path])
+    traces = res.traces.with_columns(pl.lit("failure").alias("outcome"))
+    failed = [e.file for e in res.errors if e.record is None]
+    golds = golds_from_traces(traces, failed)
+    return LabelledSet(name, traces, res.steps, golds, {}, multi_agent, [str(e) for e in res.errors])
+
+
+def load_who_and_when(path: Path) -> LabelledSet:
+    """Who&When (a folder of its JSON files, or the files)."""
+    return _who_and_when_shaped("who-and-when", path)
+
+
+def load_tracertraj_code(path: Path) -> LabelledSet:
+    """TracerTraj-Code (the set's folder or its ``runs/`` folder); every run failed."""
+    runs = path / "runs" if (path / "runs").is_dir() else path
+    return _who_and_when_shaped("tracertraj-code", runs)
+
+
+def load_agenterrorbench_gaia(path: Path) -> LabelledSet:
+    """AgentErrorBench GAIA: ``GAIA/*.json`` transcripts + ``gaia_labels.json`` in ``path``."""
+    labels_file = path / "gaia_labels.json"
+    if not labels_file.is_file():
+        raise FileNotFoundError(f"{labels_file}: the AgentErrorBench labels file is missing")
+    labels = orjson.loads(labels_file.read_bytes())
+    runs_dir = path / "GAIA" if (path / "GAIA").is_dir() else path
+    res = _load([runs_dir])
+    traces, steps = res.traces, res.steps
+    by_stem = {Path(f).stem: i for i, f in enumerate(traces["source_file"].to_list())}
+    gold_step: list[int | None] = [None] * traces.height
+    golds: list[Gold] = []
+    categories: dict[str, str] = {}
+    tids = traces["trace_id"].to_list()
+    for lab in labels:
+        tid = str(lab["trajectory_id"])
+        key = f"{tid}.json"
+        module = str(lab.get("critical_failure_module") or "")
+        k = int(lab["critical_failure_step"])
+        ftype = next((a[module].get("failure_type") for a in lab.get("step_annotations", [])
+                      if a.get("step") == k and isinstance(a.get(module), dict)), None)
+        categories[key] = gaia_category(module, ftype)
+        row = by_stem.get(tid)
+        if row is None:
+            golds.append(Gold(key, None, None))
+            continue
+        st = steps.filter(pl.col("trace_id") == tids[row]).sort("step")
+        assistant = _assistant_message_steps(st)
+        step = assistant[k - 1] if 1 <= k <= len(assistant) else None
+        gold_step[row] = step
+        golds.append(Gold(key, step, None))
+    traces = traces.with_columns(pl.Series("gold_decisive_step", gold_step, dtype=pl.Int64),
+                                 pl.lit("failure").alias("outcome"))
+    return LabelledSet("agenterrorbench-gaia", traces, steps, golds, categories, False,
+                       [str(e) for e in res.errors])
+
+
+def _assistant_message_steps(steps: pl.DataFrame) -> list[int]:
+    """Imported step index of each assistant message, in message order (first step of the message)."""
+    out: list[int] = []
+    seen: set[int] = set()
+    for row in steps.iter_rows(named=True):
+        if row["role"] != "assistant":
+            continue
+        native = row["native_index"] if row["native_index"] is not None else row["step"]
+        if native in seen:
+            continue
+        seen.add(native)
+        out.append(int(row["step"]))
+    return out
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """A development set the harness knows.
+
+    Attributes:
+        name: Id used on the command line.
+        folder: Folder name under the datasets root.
+        load: Adapter.
+        multi_agent: Whether agent@1 applies.
+    """
+
+    name: str
+    folder: str
+    load: Callable[[Path], LabelledSet]
+    multi_agent: bool
+
+
+DATASETS: dict[str, DatasetSpec] = {
+    "who-and-when": DatasetSpec("who-and-when", "who_and_when/Algorithm-Generated", load_who_and_when, True),
+    "tracertraj-code": DatasetSpec("tracertraj-code", "tracertraj_code", load_tracertraj_code, True),
+    "agenterrorbench-gaia": DatasetSpec("agenterrorbench-gaia", "agenterrorbench_gaia", load_agenterrorbench_gaia,
+                                        False),
+}
+"""The development sets, by command-line id."""
+
+
+def dataset_path(root: Path, name: str) -> Path:
+    """Where set ``name`` lies under a datasets root (``shared/datasets``)."""
+    return root / DATASETS[name].folder

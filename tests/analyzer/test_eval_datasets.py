@@ -1,0 +1,156 @@
+"""The development-set adapters, the transfer fit and the eval modes (LODO, adaptation, suite).
+
+The real sets live in ``shared/datasets`` (read in place, never copied); these tests build
+tiny sets of the same three layouts from the committed Who&When samples and a written
+AgentErrorBench-shaped transcript, so every path runs in ``make test``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analyzer.attribution.features import FEATURE_NAMES, TRANSFER_FEATURES
+from analyzer.attribution.fit import TrainingRun, fit_transfer
+from analyzer.evaluation.datasets import (
+    DATASETS,
+    gaia_category,
+    load_agenterrorbench_gaia,
+    load_tracertraj_code,
+)
+from analyzer.evaluation.transfer import ablation, leave_one_dataset_out, prepare_set
+from ui.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+WHO_AND_WHEN = ROOT / "sample_traces" / "who_and_when"
+
+
+def _gaia_run(n_steps: int, tag: str) -> dict[str, object]:
+    msgs: list[dict[str, str]] = []
+    for k in range(n_steps):
+        obs = "Task: find the 2022 rate of Freedonia." if k == 0 else f"Observation {k}: 'Tool 'search' executed. Result: rate was {3 + k}.9%'"
+        msgs.append({"role": "user", "content": f"You are an expert research assistant.\n{obs}"})
+        msgs.append({"role": "assistant", "content": f"<plan>step {k} of {tag}</plan>\n<action>\ntool: search\nparameters: {{\"q\": \"rate {k}\"}}\n</action>"})
+    return {"messages": msgs, "metadata": {"model": "m", "steps": n_steps, "won": False, "environment": "gaia"}}
+
+
+def _make_root(tmp_path: Path) -> Path:
+    root = tmp_path / "datasets"
+    ww = root / "who_and_when" / "Algorithm-Generated"
+    tt = root / "tracertraj_code" / "runs"
+    gaia = root / "agenterrorbench_gaia" / "GAIA"
+    for d in (ww, tt, gaia):
+        d.mkdir(parents=True)
+    for i, f in enumerate(sorted(WHO_AND_WHEN.glob("*.json"))):
+        shutil.copy(f, ww / f"{i + 1}.json")
+        doc = json.loads(f.read_text(encoding="utf-8"))
+        doc.pop("is_correct", None)
+        doc["question"] = doc["question"] + " (team run)"  # a different run, same shape
+        (tt / f"{i + 1}.json").write_text(json.dumps(doc), encoding="utf-8")
+    labels = []
+    for i in range(4):
+        tid = f"run-{i}"
+        (gaia / f"{tid}.json").write_text(json.dumps(_gaia_run(5, tid)), encoding="utf-8")
+        labels.append({"trajectory_id": tid, "critical_failure_step": 2 + (i % 2),
+                       "critical_failure_module": "action" if i % 2 else "planning",
+                       "step_annotations": [{"step": 2 + (i % 2), ("action" if i % 2 else "planning"):
+                                             {"failure_type": " Parameter_error" if i % 2 else "inefficient_plan"}}]})
+    labels.append({"trajectory_id": "missing-file", "critical_failure_step": 1, "critical_failure_module": "system",
+                   "step_annotations": []})
+    (root / "agenterrorbench_gaia" / "gaia_labels.json").write_text(json.dumps(labels), encoding="utf-8")
+    return root
+
+
+def test_gaia_adapter_maps_the_kth_assistant_message_and_counts_a_missing_file(tmp_path: Path) -> None:
+    root = _make_root(tmp_path)
+    ls = load_agenterrorbench_gaia(root / "agenterrorbench_gaia")
+    assert ls.traces.height == 4 and len(ls.golds) == 5
+    gold = {g.file: g.step for g in ls.golds}
+    assert gold["missing-file.json"] is None  # scored as a miss
+    # user, assistant, user, assistant ...: the k-th assistant message is step 2k - 1
+    assert gold["run-0.json"] == 3 and gold["run-1.json"] == 5
+    assert all(g.agent is None for g in ls.golds) and not ls.multi_agent
+    assert ls.categories["run-0.json"] == "planning_error"
+    assert ls.categories["run-1.json"] == "hallucination"  # "Parameter_error " normalised
+    assert set(ls.traces["outcome"].to_list()) == {"failure"}
+
+
+def test_category_mapping_covers_every_module() -> None:
+    assert gaia_category("system", "tool_execution_error") == "environment_failure"
+    assert gaia_category("reflection", "outcome_misinterpretation") == "false_success"
+    assert gaia_category("memory", "over_simplification") == "goal_drift"
+    assert gaia_category("Reflection ", None) == "failed_recovery"
+    assert gaia_category("nonsense", None) == "other"
+
+
+def test_tracertraj_adapter_reads_who_and_when_shaped_runs_without_is_correct(tmp_path: Path) -> None:
+    root = _make_root(tmp_path)
+    ls = load_tracertraj_code(root / "tracertraj_code")
+    assert ls.traces.height == 4 and all(g.step is not None and g.agent for g in ls.golds)
+    assert set(ls.traces["outcome"].to_list()) == {"failure"}
+
+
+def _runs(rng: np.random.Generator, key_feature: str, n: int = 30) -> list[TrainingRun]:
+    col = FEATURE_NAMES.index(key_feature)
+    out = []
+    for i in range(n):
+        k = int(rng.integers(4, 9))
+        x = rng.normal(0, 0.2, size=(k, len(FEATURE_NAMES)))
+        x[:, FEATURE_NAMES.index("evidence")] = 0.0
+        g = int(rng.integers(0, k))
+        x[:, col] = 0.0
+        x[g, col] = 1.0
+        out.append(TrainingRun(f"t{i}", f"{i}.json", x, ["a"] * k, g, "a"))
+    return out
+
+
+def test_transfer_fit_weights_only_transfer_signals_and_serves_the_worst_system() -> None:
+    rng = np.random.default_rng(0)
+    a = _runs(rng, "top_actor_first_turn")
+    b = _runs(rng, "top_actor_first_turn")
+    fitted = fit_transfer([a, b])
+    used = {f for f, w in zip(FEATURE_NAMES, fitted.weights, strict=True) if abs(w) > 1e-9}
+    assert used <= set(TRANSFER_FEATURES)
+    assert max(used, key=lambda f: fitted.weights[FEATURE_NAMES.index(f)]) == "top_actor_first_turn"
+    hits = np.mean([int(np.argmax(fitted.logits(r.features))) == r.gold_step for r in a + b])
+    assert hits > 0.9
+
+
+def test_lodo_and_ablation_run_on_three_small_sets(tmp_path: Path) -> None:
+    root = _make_root(tmp_path)
+    sets = [prepare_set(spec.load(root / spec.folder)) for spec in DATASETS.values()]
+    res = leave_one_dataset_out(sets[2], sets[:2])
+    assert res.mode == "lodo" and res.scores.metrics["step@1"].n == 5
+    assert res.category is not None and res.category[1] == 4
+    table = ablation(sets)
+    assert set(table) == {"all", *TRANSFER_FEATURES, "evidence prior"}
+    assert all(set(row) == {s.name for s in sets} for row in table.values())
+
+
+@pytest.mark.parametrize("name", ["tracertraj-code", "agenterrorbench-gaia"])
+def test_eval_cli_lodo_mode(tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _make_root(tmp_path)
+    folder = root / DATASETS[name].folder
+    assert main(["eval", name, str(folder), "--no-embed", "--quiet", "--lodo", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "lodo: fitted on" in out and "rule: always step 0" in out
+    assert ("agent@1" in out) == (name != "agenterrorbench-gaia")
+
+
+def test_eval_suite_writes_tables_plot_and_params(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _make_root(tmp_path)
+    out_json, plot, params = tmp_path / "suite.json", tmp_path / "curve.svg", tmp_path / "ranker.json"
+    assert main(["eval", "suite", str(root), "--no-embed", "--quiet", "--draws", "2", "--json", str(out_json),
+                 "--plot", str(plot), "--write-params", str(params)]) == 0
+    doc = json.loads(out_json.read_text())
+    assert set(doc["sets"]) == set(DATASETS)
+    modes = [r["mode"] for r in doc["sets"]["who-and-when"]["results"]]
+    assert modes[:3] == ["shipped", "cv", "lodo"]
+    assert plot.read_text().startswith("<svg") and "step@1" in plot.read_text()
+    shipped = json.loads(params.read_text())
+    assert shipped["meta"]["trained_sets"] == list(DATASETS)
+    assert "shipped weights (in-sample)" in capsys.readouterr().out
