@@ -41,6 +41,9 @@ class RankerParams:
         evidence_weight_long: Its weight on runs three or more times longer than the longest
             training run, where the fitted structural weights are extrapolated (a design
             constant: detectors, not positions learnt on short runs, carry long runs).
+        evidence_weight_grounded: Its weight on runs that log tool or environment output
+            (observation steps): there the detectors' findings rest on what the tools
+            returned, not only on the agent's own words (0: same as ``evidence_weight``).
         train_max_steps: Longest training run (steps); between it and three times it the
             evidence weight moves from ``evidence_weight`` to ``evidence_weight_long``.
         judge_weight: Weight of the judge's log-odds when re-ranking the top candidates.
@@ -60,6 +63,7 @@ class RankerParams:
     hi: list[float] | None = None
     evidence_weight: float = 0.0
     evidence_weight_long: float = 0.0
+    evidence_weight_grounded: float = 0.0
     train_max_steps: int = 0
     judge_weight: float = 0.0
     judge_top_k: int = 3
@@ -73,6 +77,7 @@ class RankerParams:
             "version": self.version, "features": self.features, "mean": self.mean, "scale": self.scale,
             "weights": self.weights, "lo": self.lo, "hi": self.hi,
             "evidence_weight": self.evidence_weight, "evidence_weight_long": self.evidence_weight_long,
+            "evidence_weight_grounded": self.evidence_weight_grounded,
             "train_max_steps": self.train_max_steps, "judge_weight": self.judge_weight, "judge_top_k": self.judge_top_k,
             "value_prior": self.value_prior, "agent_temperature": self.agent_temperature, "meta": self.meta,
         }
@@ -88,6 +93,7 @@ class RankerParams:
                     hi=[float(v) for v in data["hi"]] if data.get("hi") is not None else None,
                     evidence_weight=float(data.get("evidence_weight", 0.0)),
                     evidence_weight_long=float(data.get("evidence_weight_long", data.get("evidence_weight", 0.0))),
+                    evidence_weight_grounded=float(data.get("evidence_weight_grounded", 0.0)),
                     train_max_steps=int(data.get("train_max_steps", 0)),
                     judge_weight=float(data.get("judge_weight", 0.0)),
                     judge_top_k=int(data.get("judge_top_k", 3)),
@@ -154,7 +160,8 @@ class Ranker:
     def offset(self, features: np.ndarray) -> np.ndarray:
         """The fixed (not fitted) part of the logits of one run: the detector-evidence prior."""
         p = self.params
-        return evidence_offset(features, p.evidence_weight, p.evidence_weight_long, p.train_max_steps)
+        return evidence_offset(features, p.evidence_weight, p.evidence_weight_long, p.train_max_steps,
+                               p.evidence_weight_grounded)
 
     def logits(self, features: np.ndarray) -> np.ndarray:
         """Unnormalised scores of each step (higher = more likely decisive)."""
@@ -181,9 +188,16 @@ def evidence_weight_for(n_steps: int, short: float, long: float, train_max_steps
     return short + t * (long - short)
 
 
-def evidence_offset(features: np.ndarray, short: float, long: float, train_max_steps: int) -> np.ndarray:
-    """The detector-evidence prior added to the fitted logits of one run."""
+def evidence_offset(features: np.ndarray, short: float, long: float, train_max_steps: int,
+                    grounded: float = 0.0) -> np.ndarray:
+    """The detector-evidence prior added to the fitted logits of one run.
+
+    The weight is :func:`evidence_weight_for` the run's length, raised to ``grounded`` when
+    the run logs tool/environment output (some step is an observation).
+    """
     w = evidence_weight_for(features.shape[0], short, long, train_max_steps)
+    if grounded and features.shape[0] and bool(features[:, _COL["observation"]].any()):
+        w = max(w, grounded)
     if not w:
         return np.zeros(features.shape[0])
     out: np.ndarray = w * detector_evidence(features)
