@@ -44,7 +44,7 @@ from analyzer.taxonomy import CATEGORY_IDS
 from analyzer.workspace.faults import WorkspaceError as WorkspaceError
 from analyzer.workspace.faults import storage_error
 
-WORKSPACE_SCHEMA_VERSION = 1
+WORKSPACE_SCHEMA_VERSION = 3
 STATUSES = ("accepted", "rejected", "decisive")
 RUN_LEVEL = -1
 BUSY_TIMEOUT_S = 10.0
@@ -64,6 +64,27 @@ _MIGRATIONS: dict[int, list[str]] = {
             PRIMARY KEY (trace_id, step, author)
         )""",
         "CREATE INDEX annotations_trace ON annotations(trace_id)",
+    ],
+    2: [],  # placeholder: version 2 (the rankers table) comes from another branch; keep theirs on merge
+    # analysis results per (run, analysis version) and the model alias table
+    # (analyzer.workspace.results, analyzer.workspace.aliases); IF NOT EXISTS so it applies on any version-2 schema
+    3: [
+        """CREATE TABLE IF NOT EXISTS analysis_results (
+            trace_id TEXT NOT NULL,
+            version TEXT NOT NULL,
+            run BLOB NOT NULL,
+            steps BLOB NOT NULL,
+            findings BLOB NOT NULL,
+            errors BLOB NOT NULL,
+            created TEXT NOT NULL,
+            PRIMARY KEY (trace_id, version)
+        )""",
+        "CREATE INDEX IF NOT EXISTS analysis_results_trace ON analysis_results(trace_id, created)",
+        """CREATE TABLE IF NOT EXISTS model_aliases (
+            model TEXT PRIMARY KEY,
+            canonical TEXT NOT NULL,
+            timestamp TEXT NOT NULL
+        )""",
     ],
 }
 
