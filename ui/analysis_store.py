@@ -20,8 +20,26 @@ from PySide6.QtCore import QObject, Signal
 
 from analyzer.analysis.result import RunAnalysis
 from analyzer.workspace import Workspace, WorkspaceError
+from analyzer.workspace.aliases import model_aliases
 from analyzer.workspace.results import load_results, save_run
 from ui.workers import expected_analysis_version
+
+
+def window_workspace(window: Any) -> Workspace | None:
+    """The open workspace of a main window (None when there is none)."""
+    ws = getattr(getattr(window, "tagging", None), "workspace", None)
+    return ws if isinstance(ws, Workspace) else None
+
+
+def window_aliases(window: Any) -> dict[str, str]:
+    """The model alias table of a main window's workspace ({} without one or on a read error)."""
+    ws = window_workspace(window)
+    if ws is None:
+        return {}
+    try:
+        return model_aliases(ws)
+    except WorkspaceError:
+        return {}
 
 
 class AnalysisPersistence(QObject):
@@ -48,9 +66,7 @@ class AnalysisPersistence(QObject):
 
     def workspace(self) -> Workspace | None:
         """The window's open workspace (None until one is open)."""
-        tagging = getattr(self.window, "tagging", None)
-        ws = getattr(tagging, "workspace", None)
-        return ws if isinstance(ws, Workspace) else None
+        return window_workspace(self.window)
 
     def current_version(self) -> str:
         """The analysis version the current judge settings give (cached per setting)."""

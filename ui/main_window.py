@@ -355,8 +355,12 @@ class MainWindow(QMainWindow):
 
     def _install_persistence(self) -> None:
         """Analysis results are kept in the workspace and shown again when it reopens (``ui.analysis_store``)."""
-        from ui.analysis_store import AnalysisPersistence
+        from ui.analysis_store import AnalysisPersistence, window_workspace
 
+        self.compare.workspace_provider = lambda: window_workspace(self)  # the model alias table
+        tagging = getattr(self, "tagging", None)
+        if tagging is not None:
+            tagging.workspaceChanged.connect(lambda *_a: self.compare._mark_dirty())
         self.persistence = AnalysisPersistence(self)
         self.persistence.restored.connect(self._on_restored)
         self.persistence.restore()
