@@ -93,9 +93,11 @@ def rank_groups(metrics: pl.DataFrame, min_runs: int = DEFAULT_MIN_GROUP_RUNS,
     if metrics.height == 0:
         return metrics
     small = pl.col("runs") < min_runs
-    return (metrics.with_columns(small.alias("_small"))
-            .sort(["_small", by, "runs"], descending=[False, True, True], nulls_last=True, maintain_order=True)
-            .drop("_small"))
+    ranked = pl.when(small).then(None).otherwise(pl.col(by))  # small groups are never ordered by the estimate
+    return (metrics.with_columns(small.alias("_small"), ranked.alias("_rank"))
+            .sort(["_small", "_rank", "runs", by], descending=[False, True, True, True], nulls_last=True,
+                  maintain_order=True)
+            .drop("_small", "_rank"))
 
 
 def _group_metrics(rows: list[dict[str, Any]], confidence: float, min_runs: int) -> dict[str, Any]:

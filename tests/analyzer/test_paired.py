@@ -65,3 +65,16 @@ def test_bootstrap_edges() -> None:
     assert bootstrap_difference([True, False], [True, False]) == (0.0, 0.0)
     with pytest.raises(ValueError):
         bootstrap_difference([True], [True, False])
+
+
+def test_small_groups_never_outrank_larger_ones() -> None:
+    import polars as pl
+
+    from analyzer.metrics.models import rank_groups
+
+    m = pl.DataFrame({"model": ["tiny-perfect", "big-good", "big-ok", "mid-small", "big-none"],
+                      "runs": [2, 40, 30, 8, 12], "pass_rate": [1.0, 0.7, 0.5, 0.1, None]})
+    ranked = rank_groups(m, min_runs=10)
+    # large groups by pass rate (no rate last), then the small ones by size, whatever their rate
+    assert ranked["model"].to_list() == ["big-good", "big-ok", "big-none", "mid-small", "tiny-perfect"]
+    assert rank_groups(m, min_runs=1)["model"].to_list()[0] == "tiny-perfect"
