@@ -186,3 +186,30 @@ def test_alias_merge_and_split_change_models_csv(tmp_path: Path) -> None:
     reset_aliases(ws)
     assert model_aliases(ws) == {}
     ws.close()
+
+
+def test_cli_analyze_and_report_use_the_stored_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from analyzer.cli import main
+
+    ws_path = tmp_path / "cli.trajscope"
+    runs = ROOT / "sample_traces" / "openai_chat"
+    args = ["analyze", str(runs), "--no-judge", "--no-embed", "--quiet", "--workspace", str(ws_path)]
+    assert main([*args, "--out", str(tmp_path / "one")]) == 0
+    n = pl.read_csv(tmp_path / "one" / "traces.csv").height
+    assert f"0 runs read from {ws_path}, {n} analysed now" in capsys.readouterr().err
+    ws = Workspace(ws_path)
+    assert len(stored_versions(ws)) == n
+    merge_models(ws, ["gpt-4o-mini-2024-07-18", "gpt-4o-2024-08-06"], "gpt-4o family")
+    ws.close()
+    assert main([*args, "--out", str(tmp_path / "two")]) == 0
+    assert f"{n} runs read from {ws_path}, 0 analysed now" in capsys.readouterr().err
+    one = pl.read_csv(tmp_path / "one" / "traces.csv").sort("trace_id")
+    two = pl.read_csv(tmp_path / "two" / "traces.csv").sort("trace_id")
+    assert one.select("trace_id", "decisive_step", "category", "confidence").equals(
+        two.select("trace_id", "decisive_step", "category", "confidence"), null_equal=True)
+    models = dict(pl.read_csv(tmp_path / "two" / "models.csv").select("model", "runs").iter_rows())
+    assert models["gpt-4o family"] == 2 and "gpt-4o-2024-08-06" not in models
+    html = tmp_path / "r.html"
+    assert main(["report", str(runs), "--no-judge", "--workspace", str(ws_path), "--html", str(html)]) == 0
+    assert f"{n} runs from the workspace, 0 analysed now" in capsys.readouterr().err
+    assert "gpt-4o family" in html.read_text(encoding="utf-8")
