@@ -294,8 +294,8 @@ class ComparePanel(QWidget):
             runs=traces.height, groups=self.metrics.height, analysed=runs.height)
         few = int(self.metrics["too_few_runs"].sum())
         if few:
-            txt += " " + self.tr("{n} groups have fewer than {min} runs: marked “too few runs” and ranked after the "
-                                 "others.").format(n=few, min=min_runs)
+            txt += " " + self.tr("Groups with fewer than {min} runs ({n} here) are marked “too few runs” and ranked "
+                                 "after the others.").format(n=few, min=min_runs)
         hidden = self.metrics.height - drawn.height
         if hidden:
             txt += " " + self.tr("The plots draw the first {n} groups; {hidden} more are in the table.").format(

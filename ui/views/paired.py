@@ -63,10 +63,11 @@ class PairedView(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setAlternatingRowColors(True)
         self.table.setShowGrid(False)
-        self.table.setColumnCount(3)
+        self.table.setColumnCount(2)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for c in (1, 2):
-            self.table.horizontalHeader().setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.setMinimumWidth(360)
         self.table.setToolTip(self.tr("Click a task to open both runs side by side"))
         self.table.cellClicked.connect(lambda r, _c: self.open_row(r))
         self.table.cellActivated.connect(lambda r, _c: self.open_row(r))
@@ -123,17 +124,17 @@ class PairedView(QWidget):
         return f"{head}<br>{_e(wlt)}<br>{_e(p)}<br>{_e(ci)}{extra}"
 
     def _fill(self, pc: PairedComparison) -> None:
-        self.table.setHorizontalHeaderLabels([self.tr("Task where they differ"), self.tr("Passed"),
-                                              self.tr("Failed")])
+        self.table.setHorizontalHeaderLabels([self.tr("Task where they differ"), self.tr("Only passed by")])
         self.table.setRowCount(len(pc.differences))
         for r, d in enumerate(pc.differences):
             task = QTableWidgetItem(d.task.replace("\n", " ")[:200])
             task.setToolTip(d.task[:2000])
             task.setData(RUN_ROLE, (d.a_runs[0], d.b_runs[0]))
             winner, loser = (pc.model_a, pc.model_b) if d.a_passed else (pc.model_b, pc.model_a)
+            who = QTableWidgetItem(winner)
+            who.setToolTip(self.tr("{winner} passed, {loser} failed").format(winner=winner, loser=loser))
             self.table.setItem(r, 0, task)
-            self.table.setItem(r, 1, QTableWidgetItem(winner))
-            self.table.setItem(r, 2, QTableWidgetItem(loser))
+            self.table.setItem(r, 1, who)
         self.table.setVisible(bool(pc.differences))
 
     def open_row(self, row: int) -> SideBySideDialog | None:
@@ -201,12 +202,15 @@ class SideBySideDialog(QDialog):
             out.append(f"<p style='background:#F3F4F6; padding:4px'>{_e(str(row['task'])[:1500])}</p>")
         for s in self.session.run_steps(tid).iter_rows(named=True):
             i = int(s["step"])
-            style = f"border-left: 4px solid {DECISIVE};" if decisive is not None and i == int(decisive) else ""
+            is_decisive = decisive is not None and i == int(decisive)
             err = f" <b style='color:{DECISIVE}'>{_e(self.tr('error'))}</b>" if s.get("is_error") else ""
             text = str(s.get("text") or "")
             clipped = text[:STEP_CHARS] + ("…" if len(text) > STEP_CHARS else "")
             tool = f" · {_e(s['tool_name'])}" if s.get("tool_name") else ""
-            out.append(f"<div style='{style} margin:4px 0; padding-left:4px'><b>{_e(self.tr('Step {n}').format(n=i))}</b>"
+            head = _e(self.tr("Step {n}").format(n=i))
+            if is_decisive:
+                head = f"<span style='color:{DECISIVE}'>{head} · {_e(self.tr('decisive'))}</span>"
+            out.append(f"<div style='margin:4px 0'><b>{head}</b>"
                        f" · {_e(s.get('agent') or s.get('role') or '')} · {_e(kind_label(str(s.get('kind') or '')))}"
                        f"{tool}{err}<pre style='white-space:pre-wrap'>{_e(clipped)}</pre></div>")
         return "".join(out)
