@@ -202,7 +202,7 @@ class RunsTableModel(QAbstractTableModel):
         if key == "analyst_status":
             return status_label(value)
         if key == "analysis_stale":
-            return _tr("stale") if value else ""
+            return QCoreApplication.translate("RunsTable", "stale") if value else ""
         if key == "trace_id":
             return str(value)[:12]
         text = str(value).replace("\n", " ")
@@ -214,7 +214,8 @@ class RunsTableModel(QAbstractTableModel):
         if key == "category":
             return f"{category_title(value)} ({value})\n{category_description(value)}"
         if key == "analysis_stale":
-            return _tr("Analysed by an older analysis version; Analysis ▸ Refresh stale analysis re-analyses it.") \
+            return QCoreApplication.translate(
+                "RunsTable", "Analysed by an older analysis version; Analysis ▸ Refresh stale analysis re-analyses it.") \
                 if value else None
         if key == "trace_id":
             src = self._values("source_file")[row] if "source_file" in self._frame.columns else None

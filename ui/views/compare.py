@@ -433,6 +433,11 @@ class ComparePanel(QWidget):
             return "—" if lo is None or hi is None else f"{lo:.2f}–{hi:.2f}"
         if key == "too_few_runs":
             return self.tr("too few runs") if row.get(key) else ""
+        if key == "label_source":
+            sources = {"ranker": self.tr("ranker"), "judge": self.tr("judge"), "analyst": self.tr("analyst"),
+                       "mixed": self.tr("mixed")}
+            v = row.get(key)
+            return "—" if v is None else sources.get(str(v), str(v))
         if key == "top_category":
             best = max(CATEGORY_IDS, key=lambda c: row.get(f"n_{c}") or 0)
             return category_title(best) if (row.get(f"n_{best}") or 0) > 0 else "—"

@@ -208,8 +208,8 @@ class InspectorPane(QWidget):
         if r.get("decisive_step") is not None or r.get("value_estimator"):
             out.append(f"<h3>{_e(L['Analysis'])}</h3><table>")
             if r.get("analysis_stale"):  # results of an older analysis version, read from the workspace
-                out.append(self._row(self.tr("Stale"), f"<span style='color:{STALE_COLOR}'><b>{_e(self.tr('stale'))}</b></span> "
-                                     + _e(self.tr("made by an older analysis version; Analysis ▸ Refresh stale analysis"))))
+                badge, why = self.tr("stale"), self.tr("made by an older analysis version; Analysis ▸ Refresh stale analysis")
+                out.append(self._row(self.tr("Stale"), f"<span style='color:{STALE_COLOR}'><b>{_e(badge)}</b></span> {_e(why)}"))
             if r.get("decisive_step") is not None:
                 ds = int(r["decisive_step"])
                 out.append(self._row(self.tr("Decisive step"), f"<a href='step:{ds}'><b>{ds}</b></a>"))

@@ -189,27 +189,31 @@ class SideBySideDialog(QDialog):
         row = self.session.run_row(tid) or {}
         outcome = str(row.get("outcome") or "unknown")
         decisive = row.get("decisive_step")
-        out = [f"<h3>{_e(row.get('model') or self.tr('(unknown model)'))}</h3>",
+        model = row.get("model") or self.tr("(unknown model)")
+        n_steps = self.tr("{n} steps").format(n=row.get("n_steps") or 0)
+        error_word, decisive_word = self.tr("error"), self.tr("decisive")
+        out = [f"<h3>{_e(model)}</h3>",
                f"<p><b style='color:{OUTCOME_COLORS.get(outcome, '#8A8F98')}'>{_e(outcome_label(outcome))}</b>"
-               f" · {_e(self.tr('{n} steps').format(n=row.get('n_steps') or 0))}"
+               f" · {_e(n_steps)}"
                f" · <span style='color:gray'>{_e(str(tid)[:16])}</span></p>"]
         if decisive is not None:
             cat = str(row.get("category") or "")
             color = CATEGORY_COLORS.get(cat, DECISIVE)
-            out.append(f"<p>{_e(self.tr('Decisive step {s}').format(s=decisive))}"
+            decisive_text = self.tr("Decisive step {s}").format(s=decisive)
+            out.append(f"<p>{_e(decisive_text)}"
                        + (f" · <span style='color:{color}'>■</span> {_e(category_title(cat))}" if cat else "") + "</p>")
         if row.get("task"):
             out.append(f"<p style='background:#F3F4F6; padding:4px'>{_e(str(row['task'])[:1500])}</p>")
         for s in self.session.run_steps(tid).iter_rows(named=True):
             i = int(s["step"])
             is_decisive = decisive is not None and i == int(decisive)
-            err = f" <b style='color:{DECISIVE}'>{_e(self.tr('error'))}</b>" if s.get("is_error") else ""
+            err = f" <b style='color:{DECISIVE}'>{_e(error_word)}</b>" if s.get("is_error") else ""
             text = str(s.get("text") or "")
             clipped = text[:STEP_CHARS] + ("…" if len(text) > STEP_CHARS else "")
             tool = f" · {_e(s['tool_name'])}" if s.get("tool_name") else ""
             head = _e(self.tr("Step {n}").format(n=i))
             if is_decisive:
-                head = f"<span style='color:{DECISIVE}'>{head} · {_e(self.tr('decisive'))}</span>"
+                head = f"<span style='color:{DECISIVE}'>{head} · {_e(decisive_word)}</span>"
             out.append(f"<div style='margin:4px 0'><b>{head}</b>"
                        f" · {_e(s.get('agent') or s.get('role') or '')} · {_e(kind_label(str(s.get('kind') or '')))}"
                        f"{tool}{err}<pre style='white-space:pre-wrap'>{_e(clipped)}</pre></div>")
