@@ -179,6 +179,7 @@ class SessionCounts:
         failed: Runs whose outcome is failure.
         tagged: Runs with at least one analyst tag or category.
         analysed: Runs with an analysis row.
+        stale: Analysed runs whose analysis is from an older analysis version.
         load_problems: Bad files or records.
         shown: Runs kept by the current filter.
     """
@@ -187,6 +188,7 @@ class SessionCounts:
     failed: int = 0
     tagged: int = 0
     analysed: int = 0
+    stale: int = 0
     load_problems: int = 0
     shown: int = 0
 
@@ -213,6 +215,8 @@ class Session:
         self.load_errors: list[LoadError] = []
         self._registry = RunRegistry()
         self.analysis: AnalysisResult = AnalysisResult()
+        self.stale: set[str] = set()
+        """Runs whose shown analysis was made by an older analysis version (see ``merge_analysis``)."""
         self.annotations: pl.DataFrame = empty_frame(ANNOTATION_COLUMNS)
         self.selection = Selection()
         self.filter: RunFilter = RunFilter()
@@ -271,6 +275,7 @@ class Session:
         self.steps = empty_frame(STEP_COLUMNS)
         self.load_errors = []
         self.analysis = AnalysisResult()
+        self.stale = set()
         self._invalidate()
         self.traces_changed.emit()
         self.load_errors_changed.emit()
@@ -282,9 +287,17 @@ class Session:
         self.load_errors = []
         self.load_errors_changed.emit()
 
-    def merge_analysis(self, result: AnalysisResult) -> None:
-        """Merge (partial) analysis results; newer rows replace older ones per run."""
+    def merge_analysis(self, result: AnalysisResult, stale: set[str] | frozenset[str] = frozenset()) -> None:
+        """Merge (partial) analysis results; newer rows replace older ones per run.
+
+        Args:
+            result: The results.
+            stale: Runs of ``result`` made by an older analysis version (results read back
+                from a workspace); every other run of ``result`` is current.
+        """
         self.analysis = self.analysis.merge(result)
+        ids = {str(t) for t in result.runs["trace_id"].to_list()}
+        self.stale = (self.stale - ids) | (set(stale) & ids)
         self._invalidate()
         self.analysis_changed.emit()
 
@@ -315,8 +328,9 @@ class Session:
     def runs_view(self) -> pl.DataFrame:
         """Traces joined with their analysis row and analyst labels (what the runs table shows).
 
-        Always has the TRACE_COLUMNS, the RUN_COLUMNS (null until analysed), ``tags`` and
-        ``analyst_status``.
+        Always has the TRACE_COLUMNS, the RUN_COLUMNS (null until analysed), ``tags``,
+        ``analyst_status`` and ``analysis_stale`` (True when the run's analysis is from an older
+        analysis version).
         """
         if self._cache.runs_view is None:
             runs = self.analysis.runs
@@ -324,7 +338,9 @@ class Session:
                 runs = empty_frame(RUN_COLUMNS)
             view = self.traces.join(runs.unique("trace_id", keep="last"), on="trace_id", how="left")
             labels = run_labels(self.annotations)
-            self._cache.runs_view = view.join(labels, on="trace_id", how="left")
+            view = view.join(labels, on="trace_id", how="left")
+            self._cache.runs_view = view.with_columns(
+                pl.col("trace_id").is_in(list(self.stale)).alias("analysis_stale"))
         return self._cache.runs_view
 
     def filtered_runs(self) -> pl.DataFrame:
@@ -341,13 +357,20 @@ class Session:
             self._cache.filtered = None
             self.filter_changed.emit()
 
+    def stale_runs(self) -> list[str]:
+        """Loaded runs whose analysis is stale, in table order."""
+        if not self.stale:
+            return []
+        return [t for t in self.traces["trace_id"].to_list() if t in self.stale]
+
     def counts(self) -> SessionCounts:
         """Numbers for the status bar."""
         view = self.runs_view()
         failed = int((view["outcome"] == "failure").sum()) if view.height else 0
         tagged = int(view["tags"].is_not_null().sum()) if view.height else 0
         analysed = int(view["value_estimator"].is_not_null().sum()) if view.height else 0
-        return SessionCounts(runs=view.height, failed=failed, tagged=tagged, analysed=analysed,
+        stale = int(view["analysis_stale"].sum()) if view.height else 0
+        return SessionCounts(runs=view.height, failed=failed, tagged=tagged, analysed=analysed, stale=stale,
                              load_problems=len(self.load_errors), shown=self.filtered_runs().height)
 
     # -- selection -----------------------------------------------------------

@@ -153,6 +153,7 @@ class MainWindow(QMainWindow):
         self._update_counts()
         self._update_actions()
         self._install_tagging()
+        self._install_persistence()
         if self.session.selection.trace_id is not None:  # a rebuilt window shows what the old one showed
             self.bridge.selectionChanged.emit(self.session.selection)
         if self.session.load_errors:
@@ -224,6 +225,10 @@ class MainWindow(QMainWindow):
                                             sp.SP_MediaPlay, "actAnalyzeSelected")
         self.act_analyze_all = self._action(self.tr("Analyze &all runs"), self.analyze_all, "Ctrl+Shift+R",
                                             self.tr("Analyse every run the table shows"), sp.SP_MediaSeekForward, "actAnalyzeAll")
+        self.act_refresh_stale = self._action(
+            self.tr("Refresh s&tale analysis"), self.refresh_stale, None,
+            self.tr("Re-analyse only the runs whose stored results come from an older analysis version"),
+            sp.SP_BrowserReload, "actRefreshStale")
         self.act_cancel = self._action(self.tr("&Cancel"), self.cancel_jobs, "Esc",
                                        self.tr("Stop background work after the current file or run"), sp.SP_BrowserStop, "actCancel")
         self.act_judge = self._action(self.tr("&Judge model…"), self.choose_judge, None,
@@ -269,6 +274,7 @@ class MainWindow(QMainWindow):
         self.analysis_menu = mb.addMenu(self.tr("&Analysis"))
         self.analysis_menu.addAction(self.act_analyze_sel)
         self.analysis_menu.addAction(self.act_analyze_all)
+        self.analysis_menu.addAction(self.act_refresh_stale)
         self.analysis_menu.addAction(self.act_cancel)
         self.analysis_menu.addSeparator()
         self.analysis_menu.addAction(self.act_judge)
@@ -347,6 +353,26 @@ class MainWindow(QMainWindow):
                 install(self)
         except Exception as exc:  # a broken feature module must not stop the app
             self.show_error(self.tr("The tagging desk could not be loaded: {err}").format(err=exc), traceback.format_exc())
+
+    def _install_persistence(self) -> None:
+        """Analysis results are kept in the workspace and shown again when it reopens (``ui.analysis_store``)."""
+        from ui.analysis_store import AnalysisPersistence, window_workspace
+
+        self.compare.workspace_provider = lambda: window_workspace(self)  # the model alias table
+        tagging = getattr(self, "tagging", None)
+        if tagging is not None:
+            tagging.workspaceChanged.connect(lambda *_a: self.compare._mark_dirty())
+        self.persistence = AnalysisPersistence(self)
+        self.persistence.restored.connect(self._on_restored)
+        self.persistence.restore()
+
+    def _on_restored(self, n: int) -> None:
+        stale = len(self.session.stale_runs())
+        text = self.tr("Showing the stored analysis of {n} runs from the workspace.").format(n=n)
+        if stale:
+            text += " " + self.tr("{n} are stale (made by an older analysis version).").format(n=stale)
+        self.message_bar.show_message("info", text, actions=[(self.tr("Refresh stale analysis"), self.refresh_stale)]
+                                      if stale else None)
 
     # layout ---------------------------------------------------------------------------------------
     def _default_layout(self) -> None:
@@ -534,6 +560,7 @@ class MainWindow(QMainWindow):
         self._analysis_total = traces.height
         self._analysis_seen = 0
         job.signals.partial.connect(self._on_run_analysed)
+        job.signals.partial.connect(lambda ra, j=job: self.persistence.save(ra, j.analysis_version))
         job.signals.notice.connect(self._judge_notice)
         job.signals.finished.connect(self._analysed)
         job.signals.failed.connect(lambda msg, details: self.show_error(self.tr("Analysis failed: {msg}").format(msg=msg), details))
@@ -580,6 +607,7 @@ class MainWindow(QMainWindow):
                          use_embedder=ui_settings.get_str(EMBEDDER_KEY, "1") == "1", judge_curve=True,
                          ranker=self.analysis_ranker()[0])
         job.kind = "judge_curve"
+        job.signals.partial.connect(lambda ra, j=job: self.persistence.save(ra, j.analysis_version))
         job.signals.notice.connect(self._judge_notice)
         job.signals.finished.connect(self._judge_curve_finished)
         job.signals.failed.connect(lambda msg, details: self.show_error(self.tr("The judge curve failed: {msg}").format(msg=msg), details))
@@ -624,6 +652,14 @@ class MainWindow(QMainWindow):
         if result.errors:
             self.message_bar.show_message("warning", self.tr("{n} problems during the analysis (the other results are complete).").format(
                 n=len(result.errors)), details="\n".join(result.errors))
+
+    def refresh_stale(self) -> Job | None:
+        """Analysis ▸ Refresh stale analysis: re-analyse only the runs with stale results."""
+        ids = self.session.stale_runs()
+        if not ids:
+            self.message_bar.show_message("info", self.tr("No stale analysis results: every analysed run is current."))
+            return None
+        return self.analyze_runs(ids)
 
     def cancel_jobs(self) -> None:
         """Cancel every background job (they stop after the current file or run)."""
@@ -682,6 +718,7 @@ class MainWindow(QMainWindow):
         analysing = bool(self.jobs.running("analyze"))
         self.act_analyze_sel.setEnabled(has_runs and bool(sel.trace_ids or sel.trace_id) and not analysing)
         self.act_analyze_all.setEnabled(has_runs and not analysing)
+        self.act_refresh_stale.setEnabled(bool(self.session.stale) and not analysing)
         self.act_export_csv.setEnabled(has_runs)
         self.act_export_parquet.setEnabled(has_runs)
 

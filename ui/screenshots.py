@@ -6,7 +6,10 @@ story at its decisive step, and writes one PNG per tab:
 
 * ``main_window.png``: the run view;
 * ``model_comparison.png``: the model-comparison tab;
-* ``tagging_desk.png``: the tagging desk, when that tab exists.
+* ``tagging_desk.png``: the tagging desk, when that tab exists;
+* ``paired_comparison.png``: the Compare tab with two models selected (paired view) and
+  ``side_by_side.png``: two runs of a task where they differ (a small generated demo set:
+  the sample traces share no tasks across models).
 
 Feature modules can add their own shots: if ``ui.actions.tagging`` defines
 ``extra_screenshots(window, out_dir) -> list[Path]`` it is called last.
@@ -98,6 +101,95 @@ def render(out_dir: Path, paths: list[str], embeddings: bool = True) -> list[Pat
             written.append(desk(out_dir / "tagging_desk.png", paths))
     window.close()
     written.append(report_first_page(out_dir / "report_pdf_page1.png", session))
+    written.extend(paired_screenshots(out_dir))
+    return written
+
+
+PAIRED_DEMO = (("o4-mini", 0.72), ("openai/o4-mini", 0.72), ("claude-3-7-sonnet-20250219", 0.5), ("gpt-4.1", 0.9))
+"""Demo models (the second spelling of o4-mini shows the provider prefix merge) and pass chances."""
+
+
+def paired_demo_frames(tasks: int = 36, seed: int = 7) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A generated demo set: two models on the same ``tasks`` tasks (deterministic)."""
+    import random
+
+    from analyzer.frames.build import frame_from_rows
+    from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS
+
+    rng = random.Random(seed)
+    traces: list[dict[str, object]] = []
+    steps: list[dict[str, object]] = []
+    for t in range(tasks):
+        task = f"swe-demo-{t:03d}"
+        for k, (model, p) in enumerate(PAIRED_DEMO):
+            if k == 1 and t % 3:  # a third of o4-mini's runs carry the provider prefix
+                continue
+            if (k == 0 and t % 3 == 0) or (k == 3 and t >= 4):  # gpt-4.1 tried only 4 tasks: "too few runs"
+                continue
+            ok = rng.random() < p
+            tid = f"{model.split('/')[-1][:6]}-{t:03d}"
+            n = rng.randint(6, 14) if t != 5 else 900  # one very long run: the horizon axis marks it
+            traces.append({"trace_id": tid, "native_id": task, "model": model, "outcome": "success" if ok else "failure",
+                           "n_steps": n, "task": f"Fix the failing test in module {t} of the demo repository.",
+                           "source_file": f"demo/{tid}.json", "record": "$", "framework": "demo"})
+            for i in range(min(n, 14)):
+                last = i == min(n, 14) - 1
+                steps.append({"trace_id": tid, "step": i, "agent": "agent", "role": "assistant",
+                              "kind": "tool_call" if i % 2 else "message",
+                              "text": ("All tests pass." if ok else "Giving up: the test still fails.") if last
+                              else f"Step {i}: inspect and edit module {t}.", "is_error": (not ok) and i == 3})
+    return frame_from_rows(traces, TRACE_COLUMNS), frame_from_rows(steps, STEP_COLUMNS)
+
+
+def paired_screenshots(out_dir: Path) -> list[Path]:
+    """``paired_comparison.png`` and ``side_by_side.png`` from the generated demo set."""
+    import tempfile
+
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    from analyzer.loading.loader import LoadResult
+    from analyzer.session import Session
+    from ui.main_window import MainWindow
+    from ui.workers import resolve_analyze
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    traces, steps = paired_demo_frames()
+    session = Session()
+    session.add_load_result(LoadResult(traces=traces, steps=steps))
+    session.merge_analysis(resolve_analyze()(session.traces, session.steps))  # cheap analysis, no judge
+    window = MainWindow(session, persist=False)
+    window.resize(*SIZE)
+    window.show()
+
+    def settle() -> None:
+        window.bridge.flush()
+        loop = QEventLoop()
+        QTimer.singleShot(300, loop.quit)
+        loop.exec()
+
+    written: list[Path] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        window.tagging.open_workspace(Path(tmp) / "paired.trajscope")
+        window.show_tab("compare")
+        window.runs_dock.setVisible(False)
+        settle()
+        window.message_bar.clear()
+        window.compare.select_rows(["o4-mini", "claude-3-7-sonnet-20250219"])
+        settle()
+        target = out_dir / "paired_comparison.png"
+        if not window.grab().save(str(target)):
+            raise SystemExit(f"could not write {target}")
+        written.append(target)
+        if window.compare.paired.table.rowCount():
+            dlg = window.compare.paired.open_row(0)
+            if dlg is not None:
+                settle()
+                side = out_dir / "side_by_side.png"
+                if not dlg.grab().save(str(side)):
+                    raise SystemExit(f"could not write {side}")
+                written.append(side)
+                dlg.close()
+        window.close()
     return written
 
 

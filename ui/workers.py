@@ -160,6 +160,8 @@ class AnalyzeJob(Job):
         self.steps = steps
         self.use_judge = use_judge
         self.judge_choice = judge_choice
+        self.analysis_version: str | None = None
+        """Version of the results (set in the pool thread before the first run is analysed)."""
 
     def work(self) -> Any:
         from analyzer.errors import ModelUnavailable
@@ -176,6 +178,9 @@ class AnalyzeJob(Job):
         if self.use_embedder:
             self._progress(0, self.traces.height, QCoreApplication.translate("Workers", "loading the embedder"))
             embedder = resolve_embedder()
+        from analyzer.analysis.version import current_analysis_version
+
+        self.analysis_version = current_analysis_version(getattr(judge, "model_id", None) if judge is not None else None)
         kwargs: dict[str, Any] = {}
         if self.ranker is not None:
             kwargs["ranker"] = self.ranker
@@ -237,3 +242,23 @@ class JobRunner(QObject):
     def wait(self, msecs: int = 30000) -> bool:
         """Block until the pool is idle (tests and shutdown)."""
         return bool(self.pool.waitForDone(msecs))
+
+
+def expected_analysis_version(use_judge: bool, judge_choice: str | None) -> str:
+    """The analysis version an analysis with these judge settings would carry.
+
+    The judge model id is read from the model file (a cheap fingerprint, the model is not
+    loaded); a judge that cannot be found counts as no judge, as the analysis would run without it.
+    """
+    from analyzer.analysis.version import current_analysis_version
+    from analyzer.errors import ModelUnavailable
+
+    model_id = None
+    if use_judge:
+        try:
+            from analyzer.judge.llama import resolve_model
+
+            model_id = resolve_model(judge_choice)[1]
+        except (ModelUnavailable, ImportError, OSError):
+            model_id = None
+    return current_analysis_version(model_id)

@@ -4,7 +4,10 @@ Loads the runs, analyses them (detectors, attribution, value curves; the judge r
 top candidates of failed runs when a model is available), writes ``traces``, ``steps``,
 ``findings`` and ``models`` as CSV + Parquet, and prints a progress bar and a summary table
 on stderr. With ``--workspace FILE``, the ranker adapted to the analyst's labels that the
-workspace marks active is used (else the shipped weights); the command says which.
+workspace marks active is used (else the shipped weights; the command says which), and the
+results are kept in the workspace (one transaction per run, as each finishes); runs already
+analysed with the current analysis version are read from it instead of being analysed again,
+and the tables carry the workspace's tags and model aliases.
 
 Exit codes: 0 everything fine, 1 some input failed to load, 2 bad usage.
 """
@@ -33,7 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="also compute the judge's value curve for failed runs (slower)")
     p.add_argument("--no-cache", action="store_true", help="do not use the parsed-data cache")
     p.add_argument("--workspace", type=Path, metavar="FILE",
-                   help="use the ranker adapted to the analyst's labels that this workspace has active")
+                   help="use this workspace's active adapted ranker, keep the results in it and reuse the ones "
+                        "of the current analysis version")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary table")
     p.set_defaults(func=run)
 
@@ -41,14 +45,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def workspace_ranker(path: Path) -> tuple[Any, str]:
     """The active ranker of a workspace file and a line naming it.
 
+    A workspace that does not exist yet has no adapted ranker (the shipped weights); the
+    analysis then creates it to keep its results.
+
     Raises:
-        ValueError: The file is missing, not a workspace, or its active ranker is damaged.
+        ValueError: The path is not a file, not a workspace, or its active ranker is damaged.
     """
     from analyzer.attribution.adapt import workspace_ranker as active
     from analyzer.workspace import Workspace, WorkspaceError
 
+    if not path.exists():
+        return None, f"shipped weights; {path.name} is new (no adapted ranker yet)"
     if not path.is_file():
-        raise ValueError(f"--workspace {path}: no such file")
+        raise ValueError(f"--workspace {path}: not a file")
     try:
         ws = Workspace(path)
     except WorkspaceError as exc:
@@ -116,11 +125,12 @@ def progress_bar(enabled: bool, description: str) -> Iterator[Any]:
         yield report
 
 
-def write_outputs(out: Path, traces: pl.DataFrame, steps: pl.DataFrame, result: Any) -> list[Path]:
+def write_outputs(out: Path, traces: pl.DataFrame, steps: pl.DataFrame, result: Any,
+                  annotations: pl.DataFrame | None = None, aliases: dict[str, str] | None = None) -> list[Path]:
     """Write the export tables (CSV + Parquet) with :func:`analyzer.export.write_analysis`."""
     from analyzer.export import write_analysis
 
-    return write_analysis(out, traces, steps, result)
+    return write_analysis(out, traces, steps, result, annotations=annotations, aliases=aliases)
 
 
 def summary_table(traces: pl.DataFrame, result: Any, limit: int = 20) -> Any:
@@ -190,11 +200,42 @@ def run(args: argparse.Namespace) -> int:
         err.print(f"ranker: {ranker_line}", highlight=False, markup=False)
     from analyzer.pipeline import AnalyzeOptions
 
-    with progress_bar(show, "analysing") as prog:
-        result = analyze(res.traces, res.steps, judge=judge, embedder=embedder, progress=prog, ranker=ranker,
-                         options=AnalyzeOptions(judge_curve=args.judge_curve))
+    ws = None
+    annotations = None
+    aliases: dict[str, str] | None = None
+    if getattr(args, "workspace", None) is not None:
+        from analyzer.workspace import Workspace, WorkspaceError
+        from analyzer.workspace.aliases import model_aliases
+
+        try:
+            ws = Workspace(args.workspace)
+            annotations = ws.annotations_frame()
+            aliases = model_aliases(ws)
+        except WorkspaceError as exc:
+            print(f"trajscope analyze: cannot use workspace {args.workspace}: {exc}", file=sys.stderr)
+            return 2
     try:
-        written = write_outputs(args.out, res.traces, res.steps, result)
+        with progress_bar(show, "analysing") as prog:
+            options = AnalyzeOptions(judge_curve=args.judge_curve)
+            if ws is None:
+                result = analyze(res.traces, res.steps, judge=judge, embedder=embedder, progress=prog, ranker=ranker,
+                                 options=options)
+            else:
+                from analyzer.analysis.version import current_analysis_version
+                from analyzer.workspace.results import analyze_with_workspace
+
+                version = current_analysis_version(getattr(judge, "model_id", None) if judge is not None else None,
+                                                   ranker=ranker)
+                result, fresh = analyze_with_workspace(res.traces, res.steps, ws, version, analyze, judge=judge,
+                                                       embedder=embedder, progress=prog, options=options,
+                                                       ranker=ranker)
+                err.print(f"{res.traces.height - fresh} runs read from {args.workspace}, {fresh} analysed now",
+                          highlight=False)
+    finally:
+        if ws is not None:
+            ws.close()
+    try:
+        written = write_outputs(args.out, res.traces, res.steps, result, annotations, aliases)
     except Exception as exc:  # an unwritable folder is a clear message, not a traceback
         print(f"trajscope analyze: cannot write {args.out}: {exc}", file=sys.stderr)
         return 1

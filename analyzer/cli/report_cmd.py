@@ -1,7 +1,9 @@
 """``trajscope report PATH... [--workspace FILE] [--html OUT] [--pdf OUT] [--md OUT]``.
 
 Loads the traces, analyses them (the same pipeline as ``trajscope analyze``), reads the
-analyst's annotations from a workspace when given, and writes the annotated report.
+analyst's annotations, model aliases and stored analysis results from a workspace when given
+(runs whose stored result is of the current analysis version are not analysed again), and
+writes the annotated report.
 """
 
 from __future__ import annotations
@@ -55,12 +57,13 @@ def _embedder(notes: list[str]) -> Any:
 
 
 def analyze_for_report(traces: pl.DataFrame, steps: pl.DataFrame, judge: str | None, no_judge: bool,
-                       notes: list[str]) -> Any:
+                       notes: list[str], workspace: Any = None) -> Any:
     """Run the analysis pipeline with the CLI's judge choice.
 
     Problems are appended to ``notes``: no judge or no embedder (the analysis still runs
     with cheap signals), or no pipeline / a failed analysis (returns None; the report then
-    shows what the loader knows).
+    shows what the loader knows). With a ``workspace``, its stored results of the current
+    analysis version are used and only the other runs are analysed.
     """
     try:
         from analyzer import pipeline
@@ -82,29 +85,66 @@ def analyze_for_report(traces: pl.DataFrame, steps: pl.DataFrame, judge: str | N
         except ImportError as exc:
             notes.append(f"judge backend not installed ({exc}): cheap analysis only")
     embedder = _embedder(notes)
-    print(f"analysing {traces.height} runs…", file=sys.stderr)
     try:
+        if workspace is not None:
+            from analyzer.analysis.version import current_analysis_version
+            from analyzer.workspace.results import analyze_with_workspace
+
+            version = current_analysis_version(getattr(judge_obj, "model_id", None) if judge_obj else None)
+            result, fresh = analyze_with_workspace(traces, steps, workspace, version, pipeline.analyze,
+                                                   judge=judge_obj, embedder=embedder, progress=_progress)
+            print(f"{traces.height - fresh} runs from the workspace, {fresh} analysed now", file=sys.stderr)
+            return result
+        print(f"analysing {traces.height} runs…", file=sys.stderr)
         return pipeline.analyze(traces, steps, judge=judge_obj, embedder=embedder, progress=_progress)
     except Exception as exc:  # the report still shows what was loaded, and says why analysis is missing
         notes.append(f"analysis failed ({type(exc).__name__}: {exc}): the report shows what the loader knows")
         return None
 
 
-def _annotations(path: Path) -> pl.DataFrame | None:
-    try:
-        from analyzer.workspace import Workspace
-    except ImportError:
-        return None
-    ws = Workspace(path, read_only=True)  # a report only reads: a read-only workspace file is fine
-    try:
-        frame: pl.DataFrame = ws.annotations_frame()
-    finally:
-        ws.close()
-    return frame
+def _open_workspace(path: Path) -> Any:
+    from analyzer.workspace import Workspace
+
+    return Workspace(path, read_only=True)  # a report only reads: a read-only workspace file is fine
 
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``report``."""
+    if not (args.html or args.pdf or args.md):
+        _err("say what to write: --html OUT.html, --pdf OUT.pdf and/or --md OUT.md")
+        return 2
+    if args.max_runs < 0:
+        _err("--max-runs must be >= 0")
+        return 2
+    missing = [str(p) for p in args.paths if not p.exists()]
+    if missing:
+        _err(f"no such file or folder: {', '.join(missing)}")
+        return 2
+    annotations = None
+    aliases: dict[str, str] = {}
+    workspace = None
+    if args.workspace is not None:
+        if not args.workspace.is_file():
+            _err(f"no such workspace: {args.workspace}")
+            return 2
+        try:
+            from analyzer.workspace.aliases import model_aliases
+
+            workspace = _open_workspace(args.workspace)
+            annotations = workspace.annotations_frame()
+            aliases = model_aliases(workspace)
+        except Exception as exc:  # WorkspaceError and sqlite errors: a clear message, no traceback
+            _err(f"cannot read workspace {args.workspace}: {exc}")
+            return 2
+    try:
+        return _report(args, annotations, aliases, workspace)
+    finally:
+        if workspace is not None:
+            workspace.close()
+
+
+def _report(args: argparse.Namespace, annotations: pl.DataFrame | None, aliases: dict[str, str],
+            workspace: Any) -> int:
     from analyzer.errors import PluginError
     from analyzer.export import (
         ExportError,
@@ -118,27 +158,8 @@ def run(args: argparse.Namespace) -> int:
         write_pdf,
     )
     from analyzer.loading import ParsedCache, load
+    from analyzer.metrics.models import min_group_runs
 
-    if not (args.html or args.pdf or args.md):
-        _err("say what to write: --html OUT.html, --pdf OUT.pdf and/or --md OUT.md")
-        return 2
-    if args.max_runs < 0:
-        _err("--max-runs must be >= 0")
-        return 2
-    missing = [str(p) for p in args.paths if not p.exists()]
-    if missing:
-        _err(f"no such file or folder: {', '.join(missing)}")
-        return 2
-    annotations = None
-    if args.workspace is not None:
-        if not args.workspace.is_file():
-            _err(f"no such workspace: {args.workspace}")
-            return 2
-        try:
-            annotations = _annotations(args.workspace)
-        except Exception as exc:  # WorkspaceError and sqlite errors: a clear message, no traceback
-            _err(f"cannot read workspace {args.workspace}: {exc}")
-            return 2
     try:
         loaded = load(args.paths, cache=None if args.no_cache else ParsedCache())
     except PluginError as exc:
@@ -146,12 +167,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     problems = [str(e) for e in loaded.errors]
     notes: list[str] = []
-    result = analyze_for_report(loaded.traces, loaded.steps, args.judge, args.no_judge, notes) \
+    result = analyze_for_report(loaded.traces, loaded.steps, args.judge, args.no_judge, notes, workspace) \
         if loaded.traces.height else None
     for n in notes:
         print(f"note: {n}", file=sys.stderr)
     report = build_report(loaded.traces, loaded.steps, result, annotations,
-                          ReportOptions(title=args.title, max_runs=args.max_runs), problems + notes)
+                          ReportOptions(title=args.title, max_runs=args.max_runs), problems + notes,
+                          aliases=aliases, min_group_runs=min_group_runs())
     code = 1 if loaded.errors or (loaded.traces.height and result is None) else 0
     outputs: list[tuple[Path | None, Any]] = [
         (args.html, lambda p: write_html(p, render_report_html(report))),

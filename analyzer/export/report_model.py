@@ -5,7 +5,7 @@ Every string taken from a trace stays a plain ``str`` here; the renderers escape
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -24,7 +24,8 @@ from analyzer.export.svg import (
 )
 from analyzer.export.tables import run_table
 from analyzer.metrics.columns import COUNT_PREFIX
-from analyzer.metrics.models import model_metrics
+from analyzer.metrics.model_names import NAMES_SEPARATOR
+from analyzer.metrics.models import DEFAULT_MIN_GROUP_RUNS, model_metrics, rank_groups
 from analyzer.taxonomy import CATEGORIES, CATEGORY_IDS
 
 
@@ -80,6 +81,41 @@ class ModelView:
     decisive_rel_median: float | None
     label_source: str | None
     top_categories: list[tuple[CategoryView, int]]
+    too_few_runs: bool = False
+    names: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TagCounts:
+    """What the analyst recorded in the workspace, over the runs of the report.
+
+    Attributes:
+        runs: Runs with any annotation (category, tag, note, decisive mark or rejection).
+        steps: Steps with any annotation.
+        run_level: Run-level annotations (not on a step).
+        decisive: Decisive steps marked by the analyst.
+        rejected: Suggestions the analyst rejected.
+        labelled: Annotations carrying a taxonomy category (rejections left out).
+        tags: Custom tags applied (one per tag per annotation).
+        notes: Annotations with a note.
+        authors: Analysts who annotated.
+        by_category: Category id -> annotations with it.
+        by_tag: Custom tag -> annotations with it, most used first.
+        other_runs: Annotated runs in the workspace that are not in this report.
+    """
+
+    runs: int = 0
+    steps: int = 0
+    run_level: int = 0
+    decisive: int = 0
+    rejected: int = 0
+    labelled: int = 0
+    tags: int = 0
+    notes: int = 0
+    authors: list[str] = field(default_factory=list)
+    by_category: list[tuple[CategoryView, int]] = field(default_factory=list)
+    by_tag: list[tuple[str, int]] = field(default_factory=list)
+    other_runs: int = 0
 
 
 @dataclass(frozen=True)
@@ -173,6 +209,8 @@ class Report:
     runs: list[RunView]
     omitted_runs: int
     problems: list[str] = field(default_factory=list)
+    tags: TagCounts = field(default_factory=TagCounts)
+    min_group_runs: int = DEFAULT_MIN_GROUP_RUNS
 
 
 def _clip(text: Any, limit: int) -> tuple[str, int]:
@@ -216,7 +254,8 @@ def _str(v: Any) -> str:
 
 def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None = None,
                  annotations: pl.DataFrame | None = None, options: ReportOptions | None = None,
-                 problems: Sequence[str] = ()) -> Report:
+                 problems: Sequence[str] = (), aliases: Mapping[str, str] | None = None,
+                 min_group_runs: int = DEFAULT_MIN_GROUP_RUNS) -> Report:
     """Compute the content of a report.
 
     Args:
@@ -226,6 +265,8 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResu
         annotations: Analyst annotations (ANNOTATION_COLUMNS), or None.
         options: What to show.
         problems: Load or analysis problems to list at the end.
+        aliases: Model alias table of the workspace (the model comparison groups by it).
+        min_group_runs: Groups with fewer runs are marked "too few runs" and ranked after the others.
 
     Returns:
         The report content.
@@ -234,7 +275,8 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResu
 
     opts = options or ReportOptions()
     table = run_table(traces, result, annotations, steps)
-    metrics = model_metrics(traces, result.runs if result is not None else None, annotations, steps=steps)
+    metrics = rank_groups(model_metrics(traces, result.runs if result is not None else None, annotations, steps=steps,
+                                        aliases=aliases, min_runs=min_group_runs), min_group_runs)
     failed = table.filter(pl.col("outcome") == "failure")
     overall = {c: int(failed.filter(pl.col("category") == c).height) for c in CATEGORY_IDS}
     cats = _categories(overall)
@@ -247,6 +289,7 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResu
     shown = failed.head(max(0, opts.max_runs))
     run_views = _run_views(shown, steps, result, annotations, cats, opts)
     analysed = result.runs.height if result is not None else 0
+    tag_counts = count_tags(annotations, set(traces["trace_id"].to_list()), cats)
     summary = {
         "runs": traces.height,
         "models": metrics.height,
@@ -257,7 +300,8 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResu
         "attributed": int(failed["decisive_step"].is_not_null().sum()),
         "reviewed": failed.filter((pl.col("decisive_source") == "analyst")
                                   | (pl.col("label_source") == "analyst")).height,
-        "tagged": int(table["tags"].is_not_null().sum()),
+        "tagged": tag_counts.runs,
+        "tagged_steps": tag_counts.steps,
         "findings": result.findings.height if result is not None else 0,
         "estimators": sorted({str(v) for v in table["value_estimator"].drop_nulls().to_list()}),
     }
@@ -273,6 +317,51 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResu
         runs=run_views,
         omitted_runs=failed.height - len(run_views),
         problems=all_problems,
+        tags=tag_counts,
+        min_group_runs=min_group_runs,
+    )
+
+
+def count_tags(annotations: pl.DataFrame | None, run_ids: set[str],
+               cats: dict[str, CategoryView] | None = None) -> TagCounts:
+    """Every tag count of the workspace annotations (ANNOTATION_COLUMNS) over the given runs.
+
+    Args:
+        annotations: Analyst annotations, or None.
+        run_ids: Runs of the report; annotations of other runs are only counted in ``other_runs``.
+        cats: Category views (default: the taxonomy with no counts).
+    """
+    if annotations is None or annotations.height == 0:
+        return TagCounts()
+    cats = cats or _categories({})
+    ann = annotations.filter(pl.col("trace_id").is_not_null())
+    other = ann.filter(~pl.col("trace_id").is_in(list(run_ids)))["trace_id"].n_unique()
+    ann = ann.filter(pl.col("trace_id").is_in(list(run_ids)))
+    if ann.height == 0:
+        return TagCounts(other_runs=other)
+    on_step = ann.filter(pl.col("step").is_not_null() & (pl.col("step") >= 0))
+    status = pl.col("status").fill_null("accepted")
+    labelled = ann.filter(pl.col("category").is_not_null() & (status != "rejected"))
+    by_cat = labelled.group_by("category").len()
+    cat_counts = {str(c): int(n) for c, n in by_cat.iter_rows()}
+    tag_counts: dict[str, int] = {}
+    for raw in ann["tags"].fill_null("").to_list():
+        for t in str(raw).split(","):
+            if t.strip():
+                tag_counts[t.strip()] = tag_counts.get(t.strip(), 0) + 1
+    return TagCounts(
+        runs=ann["trace_id"].n_unique(),
+        steps=on_step.select("trace_id", "step").unique().height,
+        run_level=ann.height - on_step.height,
+        decisive=ann.filter(status == "decisive").height,
+        rejected=ann.filter(status == "rejected").height,
+        labelled=labelled.height,
+        tags=sum(tag_counts.values()),
+        notes=ann.filter(pl.col("note").fill_null("").str.strip_chars() != "").height,
+        authors=sorted({str(a) for a in ann["author"].drop_nulls().to_list()}) if "author" in ann.columns else [],
+        by_category=[(_cat_view(cats, c), n) for c, n in sorted(cat_counts.items(), key=lambda t: (-t[1], t[0]))],
+        by_tag=sorted(tag_counts.items(), key=lambda t: (-t[1], t[0])),
+        other_runs=other,
     )
 
 
@@ -286,6 +375,8 @@ def _model_views(metrics: pl.DataFrame, cats: dict[str, CategoryView]) -> list[M
             horizon_50=m["horizon_50"], horizon_80=m["horizon_80"], decisive_rel_median=m["decisive_rel_median"],
             label_source=m["label_source"],
             top_categories=[(cats[c], k) for k, c in counts[:3] if k],
+            too_few_runs=bool(m["too_few_runs"]),
+            names=[n for n in str(m["names"] or "").split(NAMES_SEPARATOR) if n and n != m["model"]],
         ))
     return out
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import polars as pl
@@ -11,7 +11,7 @@ from analyzer.analysis.result import AnalysisResult
 from analyzer.export.csv_export import write_csv, write_parquet
 from analyzer.export.files import ExportError
 from analyzer.export.tables import annotations_table, findings_table, run_table, step_table
-from analyzer.metrics.models import model_metrics
+from analyzer.metrics.models import min_group_runs, model_metrics
 
 FORMATS = ("csv", "parquet")
 TABLES = ("traces", "steps", "findings", "models", "annotations")
@@ -19,7 +19,8 @@ TABLES = ("traces", "steps", "findings", "models", "annotations")
 
 def export_tables(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None = None,
                   annotations: pl.DataFrame | None = None,
-                  group_by: Sequence[str] = ("model",)) -> dict[str, pl.DataFrame]:
+                  group_by: Sequence[str] = ("model",),
+                  aliases: Mapping[str, str] | None = None) -> dict[str, pl.DataFrame]:
     """The export tables by name (``traces``, ``steps``, ``findings``, ``models``, ``annotations``).
 
     Args:
@@ -28,6 +29,7 @@ def export_tables(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisRes
         result: Analysis result, or None.
         annotations: Analyst annotations (ANNOTATION_COLUMNS), or None.
         group_by: Grouping of ``models`` (see :func:`analyzer.metrics.model_metrics`).
+        aliases: Model alias table of the workspace (``models`` groups by it).
 
     Returns:
         Table name -> frame.
@@ -37,14 +39,16 @@ def export_tables(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisRes
         "traces": run_table(traces, result, annotations, steps),
         "steps": step_table(steps, result),
         "findings": findings_table(result),
-        "models": model_metrics(traces, runs, annotations, group_by=group_by, steps=steps),
+        "models": model_metrics(traces, runs, annotations, group_by=group_by, steps=steps, aliases=aliases,
+                                min_runs=min_group_runs()),
         "annotations": annotations_table(annotations),
     }
 
 
 def write_analysis(out_dir: str | Path, traces: pl.DataFrame, steps: pl.DataFrame,
                    result: AnalysisResult | None = None, annotations: pl.DataFrame | None = None,
-                   formats: Sequence[str] = FORMATS, group_by: Sequence[str] = ("model",)) -> list[Path]:
+                   formats: Sequence[str] = FORMATS, group_by: Sequence[str] = ("model",),
+                   aliases: Mapping[str, str] | None = None) -> list[Path]:
     """Write ``traces``, ``steps``, ``findings``, ``models`` and ``annotations`` tables.
 
     CSV files are UTF-8 with a header and spreadsheet-safe (see
@@ -58,6 +62,7 @@ def write_analysis(out_dir: str | Path, traces: pl.DataFrame, steps: pl.DataFram
         annotations: Analyst annotations, or None.
         formats: Any of ``"csv"``, ``"parquet"``.
         group_by: Grouping of ``models``.
+        aliases: Model alias table of the workspace.
 
     Returns:
         Paths written, in table order.
@@ -73,7 +78,7 @@ def write_analysis(out_dir: str | Path, traces: pl.DataFrame, steps: pl.DataFram
     if out.exists() and not out.is_dir():
         raise ExportError(f"{out}: exists and is not a folder")
     written: list[Path] = []
-    for name, df in export_tables(traces, steps, result, annotations, group_by).items():
+    for name, df in export_tables(traces, steps, result, annotations, group_by, aliases).items():
         if "csv" in formats:
             written.append(write_csv(df, out / f"{name}.csv"))
         if "parquet" in formats:

@@ -6,8 +6,9 @@ from analyzer.metrics.columns import (
     SELF_CONDITIONING_COLUMNS,
 )
 from analyzer.metrics.labels import LABEL_COLUMNS, effective_labels
-from analyzer.metrics.models import metric_columns, model_metrics
-from analyzer.metrics.paired import PairedComparison, paired_comparison
+from analyzer.metrics.model_names import apply_model_groups, model_group, normalise_model
+from analyzer.metrics.models import metric_columns, model_metrics, rank_groups
+from analyzer.metrics.paired import PairedComparison, TaskDifference, paired_comparison
 from analyzer.metrics.reliability import (
     Reliability,
     horizon,
@@ -25,14 +26,19 @@ __all__ = [
     "SELF_CONDITIONING_COLUMNS",
     "PairedComparison",
     "Reliability",
+    "TaskDifference",
+    "apply_model_groups",
     "effective_labels",
     "error_steps",
     "horizon",
     "horizon_curve",
     "mcnemar_exact",
     "metric_columns",
+    "model_group",
     "model_metrics",
+    "normalise_model",
     "paired_comparison",
+    "rank_groups",
     "self_conditioning",
     "step_reliability",
     "survival_counts",

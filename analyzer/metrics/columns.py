@@ -18,7 +18,9 @@ COUNT_PREFIX = "n_"
 SHARE_PREFIX = "share_"
 
 MODEL_METRIC_COLUMNS: tuple[ColumnSpec, ...] = (
-    ColumnSpec("runs", pl.Int64, "Runs in the group."),
+    ColumnSpec("runs", pl.Int64, "Runs in the group (n)."),
+    ColumnSpec("too_few_runs", pl.Boolean, "True when n is below the minimum group size (setting "
+               "'min_group_runs', default 10): its rates are too uncertain to rank it."),
     ColumnSpec("passes", pl.Int64, "Runs whose outcome is success."),
     ColumnSpec("failures", pl.Int64, "Runs whose outcome is failure."),
     ColumnSpec("unknown", pl.Int64, "Runs with an unknown outcome (left out of the pass rate)."),
@@ -29,7 +31,8 @@ MODEL_METRIC_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("attributed", pl.Int64, "Failed runs with a decisive step."),
     ColumnSpec("labelled", pl.Int64, "Failed runs with a decisive-failure category."),
     ColumnSpec("analyst_labelled", pl.Int64, "Failed runs whose category or decisive step the analyst set."),
-    ColumnSpec("label_source", pl.Utf8, "Where the category counts come from: analyst | judge | mixed."),
+    ColumnSpec("label_source", pl.Utf8, "Who chose the counted categories: ranker (detectors and the fitted "
+               "ranker, no judge) | judge | analyst | mixed."),
     *(ColumnSpec(f"{COUNT_PREFIX}{c}", pl.Int64, f"Failed runs whose decisive failure is '{c}'.")
       for c in CATEGORY_IDS),
     *(ColumnSpec(f"{SHARE_PREFIX}{c}", pl.Float64, f"Share of labelled failed runs that are '{c}'.")
@@ -44,6 +47,8 @@ MODEL_METRIC_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("p_step", pl.Float64, "Per-step reliability p̂ = 1 - failures / (survived + failures), geometric MLE."),
     ColumnSpec("horizon_50", pl.Float64, "Steps until the success chance falls to 50%: ln 0.5 / ln p̂ (null if unbounded)."),
     ColumnSpec("horizon_80", pl.Float64, "Steps until the success chance falls to 80%: ln 0.8 / ln p̂ (null if unbounded)."),
+    ColumnSpec("names", pl.Utf8, "Model names as the traces spell them, merged into this group "
+               "(provider prefixes and workspace aliases), '; '-separated."),
 )
 
 SELF_CONDITIONING_COLUMNS: tuple[ColumnSpec, ...] = (

@@ -5,13 +5,15 @@ row of any author wins):
 
 * **Decisive step.** A row with status ``decisive`` and a step overrides the pipeline's
   decisive step (``decisive_source = "analyst"``); otherwise the pipeline's step is used
-  (``decisive_source = "judge"``).
+  (``decisive_source = "judge"`` or ``"ranker"``, as for the category below).
 * **Category.** First match wins: the category of the ``decisive`` row; the category of an
   ``accepted`` row on the effective decisive step; the category of an ``accepted`` run-level
   row (step null). Any of these gives ``label_source = "analyst"``. A ``rejected`` row on the
   effective decisive step (or at run level) without an analyst category clears the judge's
   category (the analyst said it is wrong; ``label_source = "analyst"``, category null).
-  Otherwise the pipeline's category is used (``label_source = "judge"``).
+  Otherwise the pipeline's category is used: ``label_source = "judge"`` when the judge took
+  part in the run's attribution (its ``judge_model`` is set), else ``"ranker"`` (detectors
+  and the fitted ranker). The pipeline's decisive step has the same source.
 * ``suggested`` rows are ignored for labels. Tags of every row of a run are merged; notes are
   collected with the step they belong to.
 """
@@ -29,14 +31,18 @@ from analyzer.frames.columns import ColumnSpec
 
 ANALYST = "analyst"
 JUDGE = "judge"
+RANKER = "ranker"
+MIXED = "mixed"
+LABEL_SOURCES = (RANKER, JUDGE, ANALYST, MIXED)
 
 LABEL_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("trace_id", pl.Utf8, "Run id."),
     ColumnSpec("decisive_step", pl.Int64, "Effective decisive step (analyst override, else the pipeline's)."),
     ColumnSpec("decisive_agent", pl.Utf8, "Responsible agent: the agent of the analyst's step, else the pipeline's."),
     ColumnSpec("category", pl.Utf8, "Effective taxonomy id of the decisive failure."),
-    ColumnSpec("decisive_source", pl.Utf8, "Who chose the decisive step: 'analyst' or 'judge'."),
-    ColumnSpec("label_source", pl.Utf8, "Who chose the category: 'analyst' or 'judge'."),
+    ColumnSpec("decisive_source", pl.Utf8, "Who chose the decisive step: 'analyst', 'judge' or 'ranker'."),
+    ColumnSpec("label_source", pl.Utf8, "Who chose the category: 'analyst', 'judge' (the judge took part) "
+               "or 'ranker' (detectors and the fitted ranker, no judge)."),
     ColumnSpec("judge_decisive_step", pl.Int64, "The pipeline's decisive step, before any override."),
     ColumnSpec("judge_category", pl.Utf8, "The pipeline's category, before any override."),
     ColumnSpec("tags", pl.Utf8, "Analyst tags of the run and its steps, comma-separated."),
@@ -130,30 +136,31 @@ def effective_labels(runs: pl.DataFrame, annotations: pl.DataFrame | None = None
                 agents[(r[0], r[1])] = r[2]
     rows: list[dict[str, Any]] = []
     seen: set[str] = set()
-    cols = [c for c in ("trace_id", "decisive_step", "decisive_agent", "category") if c in runs.columns]
+    cols = [c for c in ("trace_id", "decisive_step", "decisive_agent", "category", "judge_model") if c in runs.columns]
     for run in runs.select(cols).iter_rows(named=True):
         tid = run["trace_id"]
         if tid in seen:
             continue
         seen.add(tid)
+        source = JUDGE if _clean(run.get("judge_model")) else RANKER
         rows.append(_label_row(tid, run.get("decisive_step"), run.get("decisive_agent"),
-                               _clean(run.get("category")), reviews.get(tid), agents))
+                               _clean(run.get("category")), reviews.get(tid), agents, source))
     for tid, rev in reviews.items():
         if tid not in seen:
-            rows.append(_label_row(tid, None, None, None, rev, agents))
+            rows.append(_label_row(tid, None, None, None, rev, agents, RANKER))
     return frame_from_rows(rows, LABEL_COLUMNS)
 
 
 def _label_row(tid: str, j_step: Any, j_agent: Any, j_cat: str | None, rev: _RunReview | None,
-               agents: dict[tuple[str, int], str]) -> dict[str, Any]:
+               agents: dict[tuple[str, int], str], source: str = RANKER) -> dict[str, Any]:
     judge_step = None if j_step is None else int(j_step)
     row: dict[str, Any] = {
         "trace_id": tid,
         "decisive_step": judge_step,
         "decisive_agent": j_agent,
         "category": j_cat,
-        "decisive_source": JUDGE if judge_step is not None else None,
-        "label_source": JUDGE if j_cat is not None else None,
+        "decisive_source": source if judge_step is not None else None,
+        "label_source": source if j_cat is not None else None,
         "judge_decisive_step": judge_step,
         "judge_category": j_cat,
         "tags": None,

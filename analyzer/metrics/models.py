@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -16,12 +16,16 @@ from analyzer.metrics.columns import (
     MODEL_METRIC_COLUMNS,
     SHARE_PREFIX,
 )
-from analyzer.metrics.labels import ANALYST, effective_labels
+from analyzer.metrics.labels import ANALYST, MIXED, effective_labels
+from analyzer.metrics.model_names import NAMES_SEPARATOR, apply_model_groups
 from analyzer.metrics.reliability import horizon, step_reliability, survival_counts
 from analyzer.metrics.stats import wilson_interval
 from analyzer.taxonomy import CATEGORY_IDS
 
 UNKNOWN_GROUP = "(unknown)"
+DEFAULT_MIN_GROUP_RUNS = 10
+"""Groups with fewer runs are marked ``too_few_runs`` (setting ``min_group_runs``)."""
+MIN_GROUP_RUNS_KEY = "min_group_runs"
 _GROUPS = {c.name: c for c in GROUP_COLUMNS}
 
 
@@ -51,13 +55,59 @@ def _relative(step: int, n_steps: int | None) -> float:
     return min(1.0, max(0.0, step / (n_steps - 1)))
 
 
-def _group_metrics(rows: list[dict[str, Any]], confidence: float) -> dict[str, Any]:
+def min_group_runs() -> int:
+    """The minimum group size from the settings (``min_group_runs``, default 10)."""
+    from analyzer.settings import load_settings
+
+    try:
+        value = load_settings().extra.get(MIN_GROUP_RUNS_KEY, DEFAULT_MIN_GROUP_RUNS)
+    except OSError:
+        return DEFAULT_MIN_GROUP_RUNS
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) and value >= 1 \
+        else DEFAULT_MIN_GROUP_RUNS
+
+
+def set_min_group_runs(n: int) -> None:
+    """Store the minimum group size in the settings."""
+    from analyzer.settings import load_settings, save_settings
+
+    if n < 1:
+        raise ValueError("the minimum group size is at least 1")
+    s = load_settings()
+    s.extra[MIN_GROUP_RUNS_KEY] = int(n)
+    save_settings(s)
+
+
+def rank_groups(metrics: pl.DataFrame, min_runs: int = DEFAULT_MIN_GROUP_RUNS,
+                by: str = "pass_rate") -> pl.DataFrame:
+    """Groups ranked best first without letting small groups win on a point estimate.
+
+    Groups with at least ``min_runs`` runs come first, by ``by`` (descending, nulls last), then
+    by size; groups below ``min_runs`` follow, largest first. Nothing is pooled.
+
+    Args:
+        metrics: Output of :func:`model_metrics`.
+        min_runs: Minimum group size.
+        by: Metric to rank the large-enough groups by.
+    """
+    if metrics.height == 0:
+        return metrics
+    small = pl.col("runs") < min_runs
+    ranked = pl.when(small).then(None).otherwise(pl.col(by))  # small groups are never ordered by the estimate
+    return (metrics.with_columns(small.alias("_small"), ranked.alias("_rank"))
+            .sort(["_small", "_rank", "runs", by], descending=[False, True, True, True], nulls_last=True,
+                  maintain_order=True)
+            .drop("_small", "_rank"))
+
+
+def _group_metrics(rows: list[dict[str, Any]], confidence: float, min_runs: int) -> dict[str, Any]:
     outcomes = [r["outcome"] for r in rows]
     passes = outcomes.count("success")
     failures = outcomes.count("failure")
     known = passes + failures
     out: dict[str, Any] = {
         "runs": len(rows),
+        "too_few_runs": len(rows) < min_runs,
         "passes": passes,
         "failures": failures,
         "unknown": len(rows) - known,
@@ -74,7 +124,10 @@ def _group_metrics(rows: list[dict[str, Any]], confidence: float) -> dict[str, A
     out["analyst_labelled"] = sum(
         1 for r in failed if ANALYST in (r["label_source"], r["decisive_source"]))
     sources = {r["label_source"] for r in labelled if r["label_source"]}
-    out["label_source"] = sources.pop() if len(sources) == 1 else ("mixed" if sources else None)
+    out["label_source"] = sources.pop() if len(sources) == 1 else (MIXED if sources else None)
+    if "_raw_model" in rows[0]:
+        names = sorted({str(r["_raw_model"]) for r in rows if r["_raw_model"] is not None})
+        out["names"] = NAMES_SEPARATOR.join(names) or None
     counts = dict.fromkeys(CATEGORY_IDS, 0)
     for r in labelled:
         counts[r["category"] if r["category"] in counts else "other"] += 1
@@ -101,7 +154,9 @@ def _group_metrics(rows: list[dict[str, Any]], confidence: float) -> dict[str, A
 
 def model_metrics(traces: pl.DataFrame, runs: pl.DataFrame | None = None,
                   annotations: pl.DataFrame | None = None, group_by: Sequence[str] = ("model",),
-                  steps: pl.DataFrame | None = None, confidence: float = 0.95) -> pl.DataFrame:
+                  steps: pl.DataFrame | None = None, confidence: float = 0.95,
+                  aliases: Mapping[str, str] | None = None,
+                  min_runs: int = DEFAULT_MIN_GROUP_RUNS) -> pl.DataFrame:
     """Model-selection metrics per group (one row per model, optionally per framework/family).
 
     Per group: run counts and the pass rate with its Wilson interval (unknown outcomes are
@@ -111,6 +166,11 @@ def model_metrics(traces: pl.DataFrame, runs: pl.DataFrame | None = None,
     the decisive step's absolute and relative position; and the per-step reliability p̂
     with the horizons H_0.5 and H_0.8 (geometric MLE, see :mod:`analyzer.metrics.reliability`).
 
+    Model names are grouped first: provider prefixes are removed and the workspace's alias
+    table applied (:mod:`analyzer.metrics.model_names`); ``names`` lists the raw names of each
+    group. Every group has its n (``runs``); groups below ``min_runs`` are marked
+    ``too_few_runs`` (use :func:`rank_groups` to order groups without letting them win).
+
     Args:
         traces: Traces frame (TRACE_COLUMNS).
         runs: Pipeline output (RUN_COLUMNS) or None when nothing was analysed.
@@ -119,6 +179,8 @@ def model_metrics(traces: pl.DataFrame, runs: pl.DataFrame | None = None,
             one row over all runs.
         steps: Steps frame, used only to name agents of analyst-chosen steps.
         confidence: Confidence level of the intervals.
+        aliases: Model alias table (name -> group), e.g. from the workspace.
+        min_runs: Minimum group size (below it a group is ``too_few_runs``).
 
     Returns:
         Frame with the columns of :func:`metric_columns`, sorted by the group columns.
@@ -128,6 +190,8 @@ def model_metrics(traces: pl.DataFrame, runs: pl.DataFrame | None = None,
     """
     specs = metric_columns(group_by)
     base = traces.select("trace_id", "outcome", "n_steps", *group_by)
+    if "model" in group_by:
+        base = apply_model_groups(base.with_columns(pl.col("model").alias("_raw_model")), aliases)
     if runs is not None and runs.height:
         labels = effective_labels(runs, annotations, steps)
         conf = runs.select("trace_id", "confidence").unique("trace_id", keep="first")
@@ -145,7 +209,7 @@ def model_metrics(traces: pl.DataFrame, runs: pl.DataFrame | None = None,
         for part in parts:
             rows = part.to_dicts()
             row = {g: rows[0][g] for g in group_by}
-            row.update(_group_metrics(rows, confidence))
+            row.update(_group_metrics(rows, confidence, min_runs))
             out_rows.append(row)
     result = frame_from_rows(out_rows, specs)
     return result.sort(list(group_by)) if group_by else result

@@ -131,3 +131,30 @@ def horizon_curve(p: float, steps: int | Sequence[int]) -> pl.DataFrame:
         raise ValueError("run lengths must be >= 0")
     return pl.DataFrame({"steps": ns, "success": [p**n for n in ns]},
                         schema={"steps": pl.Int64, "success": pl.Float64})
+
+
+def length_axis(lengths: Sequence[int], quantile: float = 0.95, stretch: float = 1.5,
+                minimum: int = 10) -> tuple[int, list[int]]:
+    """Extent of a run-length axis that fits the bulk of the runs, and the runs beyond it.
+
+    One 5,000-step run must not squash every other curve: the axis covers ``stretch`` times
+    the ``quantile`` of the lengths (at least ``minimum``, never past the longest run's
+    need), and the longer runs are returned so the plot can mark them.
+
+    Args:
+        lengths: Run lengths in steps.
+        quantile: Quantile of the lengths the axis is scaled to (0.95: the 95th percentile, the
+            lower order statistic, numpy's ``method="lower"``).
+        stretch: Head room beyond that quantile.
+        minimum: Smallest extent.
+
+    Returns:
+        ``(span, outliers)``: the axis extent in steps and the lengths longer than it, sorted.
+    """
+    xs = sorted(int(n) for n in lengths if n is not None and n >= 0)
+    if not xs:
+        return minimum, []
+    k = math.floor(quantile * (len(xs) - 1))  # the lower order statistic: one huge run of a few never sets the axis
+    span = max(minimum, math.ceil(xs[k] * stretch))
+    span = min(span, max(minimum, math.ceil(xs[-1] * stretch)))
+    return span, [n for n in xs if n > span]

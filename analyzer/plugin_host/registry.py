@@ -78,6 +78,8 @@ class DetectorSpec:
     categories: tuple[str, ...]
     plugin: str
     needs_embeddings: bool = False
+    version: str = ""
+    """Optional ``version`` of the manifest entry (part of the analysis version; bump it when results change)."""
 
 
 @dataclass
@@ -228,7 +230,8 @@ class PluginHost:
             raise TypeError(f"detector {det.get('id')!r}: categories must be a list of strings")
         return DetectorSpec(id=_str(det, "id"), title=str(det.get("title", det["id"])), callable=_ref(det),
                             categories=tuple(categories), plugin=plugin,
-                            needs_embeddings=bool(det.get("needs_embeddings", False)))
+                            needs_embeddings=bool(det.get("needs_embeddings", False)),
+                            version=str(det.get("version", "")))
 
     # -- queries ---------------------------------------------------------
     def importers(self) -> list[ImporterSpec]:

@@ -49,7 +49,7 @@ from analyzer.taxonomy import CATEGORY_IDS
 from analyzer.workspace.faults import WorkspaceError as WorkspaceError
 from analyzer.workspace.faults import storage_error
 
-WORKSPACE_SCHEMA_VERSION = 2
+WORKSPACE_SCHEMA_VERSION = 3
 STATUSES = ("accepted", "rejected", "decisive")
 RUN_LEVEL = -1
 BUSY_TIMEOUT_S = 10.0
@@ -84,6 +84,26 @@ _MIGRATIONS: dict[int, list[str]] = {
             active INTEGER NOT NULL DEFAULT 0 CHECK (active IN (0, 1))
         )""",
         "CREATE UNIQUE INDEX rankers_one_active ON rankers(active) WHERE active = 1",
+    ],
+    # analysis results per (run, analysis version) and the model alias table
+    # (analyzer.workspace.results, analyzer.workspace.aliases); IF NOT EXISTS so it applies on any version-2 schema
+    3: [
+        """CREATE TABLE IF NOT EXISTS analysis_results (
+            trace_id TEXT NOT NULL,
+            version TEXT NOT NULL,
+            run BLOB NOT NULL,
+            steps BLOB NOT NULL,
+            findings BLOB NOT NULL,
+            errors BLOB NOT NULL,
+            created TEXT NOT NULL,
+            PRIMARY KEY (trace_id, version)
+        )""",
+        "CREATE INDEX IF NOT EXISTS analysis_results_trace ON analysis_results(trace_id, created)",
+        """CREATE TABLE IF NOT EXISTS model_aliases (
+            model TEXT PRIMARY KEY,
+            canonical TEXT NOT NULL,
+            timestamp TEXT NOT NULL
+        )""",
     ],
 }
 

@@ -49,7 +49,8 @@ def hostile_frames() -> tuple[pl.DataFrame, pl.DataFrame, AnalysisResult, pl.Dat
          "rationale": f"Invented output {SCRIPT}", "min_value": 0.1, "largest_drop": 0.5,
          "largest_drop_step": 3, "value_estimator": "cheap", "n_findings": 2},
         {"trace_id": "f2", "decisive_step": 1, "decisive_agent": "coder", "category": "repeated_action",
-         "confidence": 0.4, "top_steps": "1", "value_estimator": "cheap", "n_findings": 0},
+         "confidence": 0.4, "top_steps": "1", "value_estimator": "cheap", "n_findings": 0,
+         "judge_model": "tiny-judge@0123"},
         {"trace_id": "s1", "value_estimator": "cheap"},
     ], RUN_COLUMNS)
     values = {"f1": [0.9, 0.85, 0.8, 0.3, 0.2, 0.1], "f2": [0.7, 0.4, 0.4, 0.3], "s1": [0.9, 0.9, 0.95]}

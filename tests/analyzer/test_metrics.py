@@ -117,7 +117,7 @@ def test_model_metrics_counts_rates_and_reliability() -> None:
     lo, hi = wilson_interval(1, 4)
     assert (a["pass_rate_low"], a["pass_rate_high"]) == (pytest.approx(lo), pytest.approx(hi))
     assert (a["attributed"], a["labelled"], a["analyst_labelled"]) == (2, 2, 0)
-    assert a["label_source"] == "judge"
+    assert a["label_source"] == "ranker"
     assert a["n_goal_drift"] == 1 and a["n_planning_error"] == 1 and a["n_other"] == 0
     assert a["share_goal_drift"] == pytest.approx(0.5)
     assert sum(a[f"n_{c}"] for c in CATEGORY_IDS) == a["labelled"]
@@ -174,10 +174,10 @@ def test_analyst_labels_win_and_label_source_says_so() -> None:
     assert (a2["judge_decisive_step"], a2["judge_category"]) == (4, "goal_drift")
     assert a2["tags"] == "reviewed,tricky" and a2["notes"] == "step 2: model invents a file"
     a3 = labels.filter(pl.col("trace_id") == "a3").row(0, named=True)
-    assert (a3["decisive_step"], a3["decisive_source"]) == (0, "judge")
+    assert (a3["decisive_step"], a3["decisive_source"]) == (0, "ranker")
     assert (a3["category"], a3["label_source"]) == ("repeated_action", "analyst")
     n1 = labels.filter(pl.col("trace_id") == "n1").row(0, named=True)
-    assert (n1["category"], n1["label_source"], n1["reviewed"]) == ("environment_failure", "judge", True)
+    assert (n1["category"], n1["label_source"], n1["reviewed"]) == ("environment_failure", "ranker", True)
 
     m = model_metrics(tr, rn, ann, steps=steps)
     a = m.filter(pl.col("model") == "A").row(0, named=True)
@@ -200,7 +200,7 @@ def test_rejection_clears_the_judge_category_and_latest_row_wins() -> None:
     ], ANNOTATION_COLUMNS)
     row = effective_labels(rn, ann).row(0, named=True)
     assert row["category"] is None and row["label_source"] == "analyst"
-    assert row["decisive_step"] == 3 and row["decisive_source"] == "judge"
+    assert row["decisive_step"] == 3 and row["decisive_source"] == "ranker"
     later = pl.concat([ann, frame_from_rows([{"trace_id": "r", "step": 3, "status": "accepted",
                                               "category": "false_success", "timestamp": "2026-01-02"}],
                                             ANNOTATION_COLUMNS)])

@@ -90,7 +90,7 @@ def test_version_1_workspace_migrates_and_keeps_its_annotations(tmp_path: Path) 
     ws.save_ranker(_params(0.1), 5)
     ws.close()
     version = sqlite3.connect(path).execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0]
-    assert int(version) == WORKSPACE_SCHEMA_VERSION == 2
+    assert int(version) == WORKSPACE_SCHEMA_VERSION == 3
 
 
 def test_decisive_labels_need_exactly_one_decisive_step(tmp_path: Path) -> None:
@@ -149,14 +149,13 @@ def test_analyze_with_workspace_uses_and_names_its_active_ranker(tmp_path: Path,
         s["decisive_step"].to_list()
 
 
-def test_analyze_with_a_missing_or_foreign_workspace_is_bad_usage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_analyze_with_a_foreign_workspace_is_bad_usage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from analyzer.cli import main
 
     samples = ROOT / "sample_traces"
-    assert main(["analyze", str(samples), "--workspace", str(tmp_path / "nope.trajscope")]) == 2
-    assert "no such file" in capsys.readouterr().err
+    assert main(["analyze", str(samples), "--workspace", str(tmp_path)]) == 2
+    assert "not a file" in capsys.readouterr().err
     junk = tmp_path / "junk.trajscope"
     junk.write_bytes(b"this is not sqlite" * 100)
     assert main(["analyze", str(samples), "--workspace", str(junk)]) == 2
     assert "not a TrajScope workspace" in capsys.readouterr().err
-    assert not (tmp_path / "nope.trajscope").exists()

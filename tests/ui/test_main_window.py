@@ -255,20 +255,24 @@ def test_compare_tab_draws_model_metrics(analysed, qtbot):
     w = analysed
     assert w.show_tab("compare")
     qtbot.waitUntil(lambda: w.compare.metrics is not None, timeout=5000)
-    models = w.session.traces["model"].fill_null("(unknown)").unique().to_list()
+    from analyzer.metrics import normalise_model
+
+    models = {normalise_model(m) if m else "(unknown)" for m in w.session.traces["model"].to_list()}
     w.compare.top_box.setValue(30)
-    shown = min(len(models), 30)
-    assert w.compare.table.rowCount() == shown == w.compare.metrics.height
+    assert w.compare.table.rowCount() == len(models) == w.compare.metrics.height
     assert w.compare.metrics["runs"].sum() == w.session.traces.height
     assert w.compare.pass_plot.items and w.compare.horizon_plot.items and w.compare.sc_plot.items
     assert w.compare.self_cond is not None and w.compare.self_cond.height > 0
     assert "analysed" in w.compare.note.text()
-    # small groups are pooled so the plots stay readable
+    # nothing is pooled: the table keeps every group with its n, the plots draw the first few
     w.compare.top_box.setValue(3)
-    if len(models) > 3:
-        assert w.compare.table.rowCount() == 3
-        assert w.compare.groups[-1] == "other"
-        assert w.compare.metrics["runs"].sum() == w.session.traces.height
+    assert w.compare.table.rowCount() == len(models) and len(w.compare.groups) == min(3, len(models))
+    assert "other" not in w.compare.all_groups
+    assert w.compare.metrics["runs"].sum() == w.session.traces.height
+    # groups below the minimum n are marked and ranked after every larger group
+    few = w.compare.metrics["too_few_runs"].to_list()
+    assert few == sorted(few) and any(few)
+    assert "too few runs" in w.compare.note.text()
     # compare by framework
     w.compare.group_box.setCurrentIndex(w.compare.group_box.findData("framework"))
     assert "framework" in w.compare.metrics.columns

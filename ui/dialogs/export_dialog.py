@@ -92,7 +92,7 @@ def _subset(ids: Sequence[str] | None, traces: pl.DataFrame, steps: pl.DataFrame
 
 def run_export(req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None,
                annotations: pl.DataFrame | None, problems: Sequence[str] = (), progress: Progress = no_progress,
-               cancel: CancelToken | None = None) -> ExportOutcome:
+               cancel: CancelToken | None = None, aliases: dict[str, str] | None = None) -> ExportOutcome:
     """Write the requested tables and reports (no Qt; runs in a worker thread).
 
     Args:
@@ -104,6 +104,7 @@ def run_export(req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, re
         problems: Load problems to list in the report.
         progress: Progress sink.
         cancel: Cancel token (checked between files).
+        aliases: The workspace's model alias table (``models`` and the reports group by it).
 
     Returns:
         What was written and what failed.
@@ -122,7 +123,7 @@ def run_export(req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, re
         progress(done, total, "tables")
         try:
             out.written.extend(ex.write_analysis(req.out_dir, traces, steps, result, annotations=annotations,
-                                                 formats=list(req.tables)))
+                                                 formats=list(req.tables), aliases=aliases))
         except (ex.ExportError, OSError, ValueError) as exc:
             out.errors.append(f"Tables: {exc}")
         done += 1
@@ -133,7 +134,10 @@ def run_export(req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, re
         out.cancelled = True
         return out
     try:
-        report = ex.build_report(traces, steps, result, annotations, ex.ReportOptions(title=req.title), list(problems))
+        from analyzer.metrics.models import min_group_runs
+
+        report = ex.build_report(traces, steps, result, annotations, ex.ReportOptions(title=req.title), list(problems),
+                                 aliases=aliases, min_group_runs=min_group_runs())
     except Exception as exc:  # a report bug must not lose the tables already written
         out.errors.append(f"Report: {type(exc).__name__}: {exc}")
         return out
@@ -164,10 +168,12 @@ class ExportJob(Job):
     kind = "export"
 
     def __init__(self, req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None,
-                 annotations: pl.DataFrame | None, problems: Sequence[str] = ()) -> None:
+                 annotations: pl.DataFrame | None, problems: Sequence[str] = (),
+                 aliases: dict[str, str] | None = None) -> None:
         super().__init__()
         self.req = req
         self.args = (traces, steps, result, annotations, list(problems))
+        self.aliases = dict(aliases or {})
 
     def work(self) -> Any:
         traces, steps, result, annotations, problems = self.args
@@ -176,7 +182,7 @@ class ExportJob(Job):
         except OSError as exc:
             return ExportOutcome(errors=[f"{self.req.out_dir}: cannot create the folder ({exc.strerror or exc})"])
         return run_export(self.req, traces, steps, result, annotations, problems, progress=self._progress,
-                          cancel=self.cancel_flag)
+                          cancel=self.cancel_flag, aliases=self.aliases)
 
 
 def _default_dir() -> Path:
@@ -303,7 +309,9 @@ class ExportDialog(QDialog):
         s = self.session
         result = s.analysis if s.analysis.runs.height else None
         problems = [str(e) for e in s.load_errors]
-        job = ExportJob(req, s.traces, s.steps, result, s.annotations, problems)
+        from ui.analysis_store import window_aliases
+
+        job = ExportJob(req, s.traces, s.steps, result, s.annotations, problems, window_aliases(self.parent()))
         job.signals.progress.connect(self._on_progress)
         job.signals.finished.connect(self._on_done)
         job.signals.failed.connect(self._on_failed)

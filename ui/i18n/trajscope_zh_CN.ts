@@ -323,6 +323,13 @@
     </message>
 </context>
 <context>
+    <name>AnalysisPersistence</name>
+    <message>
+        <source>Analysis results cannot be kept in the workspace: {err}</source>
+        <translation>无法在工作区中保存分析结果：{err}</translation>
+    </message>
+</context>
+<context>
     <name>AnnotationEditor</name>
     <message>
         <source>Annotate the selected step or the whole run</source>
@@ -467,16 +474,8 @@
         <translation>比较的对象</translation>
     </message>
     <message>
-        <source>The largest groups are drawn; the rest are pooled into one group</source>
-        <translation>绘制最大的几个组；其余合并为一组</translation>
-    </message>
-    <message>
         <source>Compare by</source>
         <translation>比较维度</translation>
-    </message>
-    <message>
-        <source>Largest groups shown</source>
-        <translation>显示的最大组数</translation>
     </message>
     <message>
         <source>Pass rate with 95% CI</source>
@@ -511,20 +510,76 @@
         <translation>{groups} 个组中共 {runs} 个运行，已分析 {analysed} 个（当前筛选显示的运行）。</translation>
     </message>
     <message>
-        <source>{n} smaller groups are pooled as “{other}”.</source>
-        <translation>{n} 个较小的组合并为“{other}”。</translation>
-    </message>
-    <message>
         <source>Analyse the runs to see failure categories, decisive steps and horizons.</source>
         <translation>分析这些运行后即可看到失败类别、决定性步骤和时域。</translation>
     </message>
     <message>
-        <source>other</source>
-        <translation>其他</translation>
+        <source>The first groups of the table are drawn; every group stays in the table</source>
+        <translation>图中绘制表格的前几个分组；所有分组都保留在表格中</translation>
     </message>
     <message>
-        <source>Runs</source>
-        <translation>运行</translation>
+        <source>Groups with fewer runs are marked “too few runs” and never ranked above larger groups (saved in the settings)</source>
+        <translation>运行数更少的分组标记为“运行太少”，其排名绝不会高于更大的分组（保存在设置中）</translation>
+    </message>
+    <message>
+        <source>Merge models…</source>
+        <translation>合并模型…</translation>
+    </message>
+    <message>
+        <source>Count the selected models as one (saved in the workspace's alias table)</source>
+        <translation>把所选模型算作一个（保存在工作区的别名表中）</translation>
+    </message>
+    <message>
+        <source>Split model</source>
+        <translation>拆分模型</translation>
+    </message>
+    <message>
+        <source>Count every name of the selected model on its own again</source>
+        <translation>把所选模型的每个名称重新单独计算</translation>
+    </message>
+    <message>
+        <source>Groups drawn</source>
+        <translation>绘制的分组数</translation>
+    </message>
+    <message>
+        <source>Minimum n</source>
+        <translation>最小 n</translation>
+    </message>
+    <message>
+        <source>Groups with fewer than {min} runs ({n} here) are marked “too few runs” and ranked after the others.</source>
+        <translation>运行数少于 {min} 的分组（此处有 {n} 个）标记为“运行太少”，排在其他分组之后。</translation>
+    </message>
+    <message>
+        <source>The plots draw the first {n} groups; {hidden} more are in the table.</source>
+        <translation>图中绘制前 {n} 个分组；另有 {hidden} 个在表格中。</translation>
+    </message>
+    <message>
+        <source>The paired view compares models: compare by Model.</source>
+        <translation>配对视图比较的是模型：请按“模型”比较。</translation>
+    </message>
+    <message>
+        <source>Merge models</source>
+        <translation>合并模型</translation>
+    </message>
+    <message>
+        <source>Count these models as one, named:</source>
+        <translation>把这些模型算作一个，名称为：</translation>
+    </message>
+    <message>
+        <source>Open a workspace to keep model aliases.</source>
+        <translation>请打开一个工作区以保存模型别名。</translation>
+    </message>
+    <message>
+        <source>Cannot save the alias: {err}</source>
+        <translation>无法保存别名：{err}</translation>
+    </message>
+    <message>
+        <source>n (runs)</source>
+        <translation>n（运行数）</translation>
+    </message>
+    <message>
+        <source>Sample</source>
+        <translation>样本</translation>
     </message>
     <message>
         <source>Pass rate</source>
@@ -567,6 +622,34 @@
         <translation>标签来源</translation>
     </message>
     <message>
+        <source>Names in the traces: {names}</source>
+        <translation>轨迹中的名称：{names}</translation>
+    </message>
+    <message>
+        <source>Fewer than {n} runs: too uncertain to rank</source>
+        <translation>少于 {n} 个运行：不确定性太大，不参与排名</translation>
+    </message>
+    <message>
+        <source>too few runs</source>
+        <translation>运行太少</translation>
+    </message>
+    <message>
+        <source>ranker</source>
+        <translation>排序器</translation>
+    </message>
+    <message>
+        <source>judge</source>
+        <translation>评审模型</translation>
+    </message>
+    <message>
+        <source>analyst</source>
+        <translation>分析员</translation>
+    </message>
+    <message>
+        <source>mixed</source>
+        <translation>混合</translation>
+    </message>
+    <message>
         <source>No categorised failures yet</source>
         <translation>暂无已分类的失败</translation>
     </message>
@@ -589,6 +672,10 @@
     <message>
         <source>Needs analysed runs (decisive steps)</source>
         <translation>需要已分析的运行（决定性步骤）</translation>
+    </message>
+    <message>
+        <source>{n} longer runs (up to {max} steps) ▶</source>
+        <translation>{n} 个更长的运行（最长 {max} 步）▶</translation>
     </message>
     <message>
         <source>run length (steps); ● H80, H50</source>
@@ -1011,6 +1098,18 @@
         <translation>最终答案</translation>
     </message>
     <message>
+        <source>stale</source>
+        <translation>过期</translation>
+    </message>
+    <message>
+        <source>Stale</source>
+        <translation>过期</translation>
+    </message>
+    <message>
+        <source>made by an older analysis version; Analysis ▸ Refresh stale analysis</source>
+        <translation>由旧的分析版本生成；请使用 分析 ▸ 刷新过期分析</translation>
+    </message>
+    <message>
         <source>Decisive step</source>
         <translation>决定性步骤</translation>
     </message>
@@ -1260,6 +1359,14 @@
         <translation>分析表格中显示的所有运行</translation>
     </message>
     <message>
+        <source>Refresh s&amp;tale analysis</source>
+        <translation>刷新过期分析(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Re-analyse only the runs whose stored results come from an older analysis version</source>
+        <translation>只重新分析那些已保存结果来自旧分析版本的运行</translation>
+    </message>
+    <message>
         <source>&amp;Cancel</source>
         <translation>取消(&amp;C)</translation>
     </message>
@@ -1416,6 +1523,18 @@
         <translation>无法加载标注台：{err}</translation>
     </message>
     <message>
+        <source>Showing the stored analysis of {n} runs from the workspace.</source>
+        <translation>正在显示工作区中已保存的 {n} 个运行的分析结果。</translation>
+    </message>
+    <message>
+        <source>{n} are stale (made by an older analysis version).</source>
+        <translation>其中 {n} 个已过期（由旧的分析版本生成）。</translation>
+    </message>
+    <message>
+        <source>Refresh stale analysis</source>
+        <translation>刷新过期分析</translation>
+    </message>
+    <message>
         <source>Open trace files</source>
         <translation>打开轨迹文件</translation>
     </message>
@@ -1518,6 +1637,10 @@
     <message>
         <source>{n} problems during the analysis (the other results are complete).</source>
         <translation>分析过程中出现 {n} 个问题（其他结果完整）。</translation>
+    </message>
+    <message>
+        <source>No stale analysis results: every analysed run is current.</source>
+        <translation>没有过期的分析结果：所有已分析的运行都是最新的。</translation>
     </message>
     <message>
         <source>Cancelling after the current item…</source>
@@ -1632,6 +1755,65 @@
     <message>
         <source>unknown</source>
         <translation>未知</translation>
+    </message>
+</context>
+<context>
+    <name>PairedView</name>
+    <message>
+        <source>Click a task to open both runs side by side</source>
+        <translation>点击任务，并排打开两个运行</translation>
+    </message>
+    <message>
+        <source>Select two models in the table (Ctrl+click) to compare them task by task.</source>
+        <translation>在表格中选择两个模型（Ctrl+点击），逐任务比较它们。</translation>
+    </message>
+    <message>
+        <source>task id</source>
+        <translation>任务 ID</translation>
+    </message>
+    <message>
+        <source>task text</source>
+        <translation>任务文本</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{a}&lt;/b&gt; vs &lt;b&gt;{b}&lt;/b&gt; on {n} shared tasks (matched by {key})</source>
+        <translation>&lt;b&gt;{a}&lt;/b&gt; 对比 &lt;b&gt;{b}&lt;/b&gt;：{n} 个共同任务（按{key}匹配）</translation>
+    </message>
+    <message>
+        <source>No task was attempted by both models with a known outcome.</source>
+        <translation>没有两个模型都尝试过且结果已知的任务。</translation>
+    </message>
+    <message>
+        <source>Wins {w} · losses {l} · ties {t} (both passed {both}, both failed {neither})</source>
+        <translation>胜 {w} · 负 {l} · 平 {t}（都通过 {both}，都失败 {neither}）</translation>
+    </message>
+    <message>
+        <source>Exact McNemar p = {p:.3g} on {d} discordant tasks</source>
+        <translation>精确 McNemar 检验 p = {p:.3g}（{d} 个结果不一致的任务）</translation>
+    </message>
+    <message>
+        <source>Pass rate {ra:.0%} vs {rb:.0%}: difference {d:+.1%}, {level:.0%} bootstrap CI [{lo:+.1%}, {hi:+.1%}]</source>
+        <translation>通过率 {ra:.0%} 对比 {rb:.0%}：差值 {d:+.1%}，{level:.0%} 自助法置信区间 [{lo:+.1%}, {hi:+.1%}]</translation>
+    </message>
+    <message>
+        <source>{n} tasks were attempted more than once by one model; the majority outcome counts.</source>
+        <translation>有 {n} 个任务被某个模型尝试了多次；按多数结果计。</translation>
+    </message>
+    <message>
+        <source>Very few shared tasks: read these numbers as a hint, not a result.</source>
+        <translation>共同任务很少：这些数字只能作为提示，不能当作结论。</translation>
+    </message>
+    <message>
+        <source>Task where they differ</source>
+        <translation>结果不同的任务</translation>
+    </message>
+    <message>
+        <source>Only passed by</source>
+        <translation>仅此模型通过</translation>
+    </message>
+    <message>
+        <source>{winner} passed, {loser} failed</source>
+        <translation>{winner} 通过，{loser} 失败</translation>
     </message>
 </context>
 <context>
@@ -2004,6 +2186,14 @@
         <translation>决定性步骤的置信度（0–1）</translation>
     </message>
     <message>
+        <source>Analysis</source>
+        <translation>分析</translation>
+    </message>
+    <message>
+        <source>“stale”: analysed by an older analysis version (ranker, detectors or judge changed); Analysis ▸ Refresh stale analysis</source>
+        <translation>“过期”：由旧的分析版本分析（排序器、检测器或评审模型已变化）；分析 ▸ 刷新过期分析</translation>
+    </message>
+    <message>
         <source>Tags</source>
         <translation>标签</translation>
     </message>
@@ -2018,6 +2208,14 @@
     <message>
         <source>Analyst review status</source>
         <translation>分析员审阅状态</translation>
+    </message>
+    <message>
+        <source>stale</source>
+        <translation>过期</translation>
+    </message>
+    <message>
+        <source>Analysed by an older analysis version; Analysis ▸ Refresh stale analysis re-analyses it.</source>
+        <translation>由旧的分析版本分析；分析 ▸ 刷新过期分析 会重新分析它。</translation>
     </message>
 </context>
 <context>
@@ -2084,6 +2282,37 @@
     <message>
         <source>Action</source>
         <translation>操作</translation>
+    </message>
+</context>
+<context>
+    <name>SideBySideDialog</name>
+    <message>
+        <source>Two runs side by side</source>
+        <translation>两个运行并排比较</translation>
+    </message>
+    <message>
+        <source>(unknown model)</source>
+        <translation>（未知模型）</translation>
+    </message>
+    <message>
+        <source>{n} steps</source>
+        <translation>{n} 步</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>decisive</source>
+        <translation>决定性</translation>
+    </message>
+    <message>
+        <source>Decisive step {s}</source>
+        <translation>决定性步骤 {s}</translation>
+    </message>
+    <message>
+        <source>Step {n}</source>
+        <translation>步骤 {n}</translation>
     </message>
 </context>
 <context>

@@ -28,6 +28,9 @@ from ui.theme import CATEGORY_COLORS, OUTCOME_COLORS
 ELIDE_CHARS = 160
 """Display text longer than this is cut (the view elides further to the column width)."""
 
+STALE_COLOR = "#C77700"
+"""Colour of the "stale" badge (amber)."""
+
 TRACE_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 SORT_KEY_ROLE = Qt.ItemDataRole.UserRole + 2
 
@@ -68,6 +71,9 @@ COLUMNS: tuple[Column, ...] = (
            QT_TRANSLATE_NOOP("RunsTable", "Failure category of the decisive step"), 150),
     Column("confidence", QT_TRANSLATE_NOOP("RunsTable", "Confidence"),
            QT_TRANSLATE_NOOP("RunsTable", "Confidence (0-1) in the decisive step"), 82, numeric=True),
+    Column("analysis_stale", QT_TRANSLATE_NOOP("RunsTable", "Analysis"),
+           QT_TRANSLATE_NOOP("RunsTable", "“stale”: analysed by an older analysis version (ranker, detectors or judge "
+                             "changed); Analysis ▸ Refresh stale analysis"), 64),
     Column("tags", QT_TRANSLATE_NOOP("RunsTable", "Tags"),
            QT_TRANSLATE_NOOP("RunsTable", "Analyst categories and custom tags"), 120),
     Column("analyst_status", QT_TRANSLATE_NOOP("RunsTable", "Review"),
@@ -177,6 +183,8 @@ class RunsTableModel(QAbstractTableModel):
                        | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and col.key == "outcome" and value in OUTCOME_COLORS:
             return QBrush(QColor(OUTCOME_COLORS[value]))
+        if role == Qt.ItemDataRole.ForegroundRole and col.key == "analysis_stale" and value:
+            return QBrush(QColor(STALE_COLOR))
         if role == Qt.ItemDataRole.DecorationRole and col.key == "category" and value:
             return swatch(CATEGORY_COLORS.get(value, "#BAB0AC"))
         return None
@@ -193,6 +201,8 @@ class RunsTableModel(QAbstractTableModel):
             return f"{value:.2f}"
         if key == "analyst_status":
             return status_label(value)
+        if key == "analysis_stale":
+            return QCoreApplication.translate("RunsTable", "stale") if value else ""
         if key == "trace_id":
             return str(value)[:12]
         text = str(value).replace("\n", " ")
@@ -203,6 +213,10 @@ class RunsTableModel(QAbstractTableModel):
             return None
         if key == "category":
             return f"{category_title(value)} ({value})\n{category_description(value)}"
+        if key == "analysis_stale":
+            return QCoreApplication.translate(
+                "RunsTable", "Analysed by an older analysis version; Analysis ▸ Refresh stale analysis re-analyses it.") \
+                if value else None
         if key == "trace_id":
             src = self._values("source_file")[row] if "source_file" in self._frame.columns else None
             return f"{value}\n{src}" if src else str(value)

@@ -2,15 +2,22 @@
 
 Pass rate with Wilson CI bars, decisive-failure categories per model (stacked), where the
 decisive step falls (relative position histogram), horizon curves (success vs run length
-with H50/H80 marked) and the self-conditioning curve. Numbers come from
-:mod:`analyzer.metrics`; this view only draws them, over the runs the current filter shows.
-Groups are models (or frameworks, or task families); the largest few are drawn and the rest
-are pooled into one "other" group so the plots stay readable.
+with H50/H80 marked; the length axis fits the bulk of the runs and marks the longer ones) and
+the self-conditioning curve. Numbers come from :mod:`analyzer.metrics`; this view only draws
+them, over the runs the current filter shows.
+
+Groups are models (provider prefixes removed, the workspace's aliases applied; merge and split
+them here), frameworks or task families. Every group is listed with its n; groups below the
+minimum n (setting ``min_group_runs``) are marked "too few runs" and ranked after the larger
+ones; nothing is pooled. The first groups of the table are drawn. Select two models for the
+paired view (:mod:`ui.views.paired`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,7 +29,9 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
+    QPushButton,
     QSpinBox,
     QSplitter,
     QTableWidget,
@@ -31,11 +40,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from analyzer.metrics.model_names import NAMES_SEPARATOR, apply_model_groups
+from analyzer.metrics.models import min_group_runs, rank_groups, set_min_group_runs
+from analyzer.metrics.reliability import length_axis
 from analyzer.session import Session
 from analyzer.taxonomy import CATEGORY_IDS
+from analyzer.workspace import Workspace, WorkspaceError
+from analyzer.workspace.aliases import merge_models, model_aliases, split_models
 from ui.bridge import SessionBridge
 from ui.i18n.labels import category_title
 from ui.theme import CATEGORY_COLORS
+from ui.views.paired import PairedView
 
 MODEL_COLORS = ("#3D7DD8", "#E8743B", "#19A979", "#945ECF", "#ED4A7B", "#13A4B4", "#525DF4", "#BF399E",
                 "#6C8893", "#EE6868")
@@ -68,6 +83,10 @@ class ComparePanel(QWidget):
         self.metrics: pl.DataFrame | None = None
         self.self_cond: pl.DataFrame | None = None
         self.groups: list[str] = []
+        self.all_groups: list[str] = []
+        self.outliers: list[int] = []
+        self.workspace_provider: Callable[[], Workspace | None] = lambda: None
+        """Returns the workspace holding the model aliases (set by the main window)."""
         pal = self.palette()
         self._fg = pal.color(QPalette.ColorRole.Text)
         self._bg = pal.color(QPalette.ColorRole.Base)
@@ -87,8 +106,23 @@ class ComparePanel(QWidget):
         self.top_box.setObjectName("compareTop")
         self.top_box.setRange(2, 30)
         self.top_box.setValue(DEFAULT_TOP)
-        self.top_box.setToolTip(self.tr("The largest groups are drawn; the rest are pooled into one group"))
+        self.top_box.setToolTip(self.tr("The first groups of the table are drawn; every group stays in the table"))
         self.top_box.valueChanged.connect(lambda _v: self.refresh())
+        self.min_box = QSpinBox(self)
+        self.min_box.setObjectName("compareMinRuns")
+        self.min_box.setRange(1, 1000)
+        self.min_box.setValue(min_group_runs())
+        self.min_box.setToolTip(self.tr("Groups with fewer runs are marked “too few runs” and never ranked above "
+                                        "larger groups (saved in the settings)"))
+        self.min_box.valueChanged.connect(self._min_changed)
+        self.merge_btn = QPushButton(self.tr("Merge models…"), self)
+        self.merge_btn.setObjectName("compareMerge")
+        self.merge_btn.setToolTip(self.tr("Count the selected models as one (saved in the workspace's alias table)"))
+        self.merge_btn.clicked.connect(self.merge_dialog)
+        self.split_btn = QPushButton(self.tr("Split model"), self)
+        self.split_btn.setObjectName("compareSplit")
+        self.split_btn.setToolTip(self.tr("Count every name of the selected model on its own again"))
+        self.split_btn.clicked.connect(lambda: self.split_selected())
         self.note = QLabel(self)
         self.note.setObjectName("compareNote")
         self.note.setWordWrap(True)
@@ -97,8 +131,14 @@ class ComparePanel(QWidget):
         controls.addWidget(QLabel(self.tr("Compare by"), self))
         controls.addWidget(self.group_box)
         controls.addSpacing(12)
-        controls.addWidget(QLabel(self.tr("Largest groups shown"), self))
+        controls.addWidget(QLabel(self.tr("Groups drawn"), self))
         controls.addWidget(self.top_box)
+        controls.addSpacing(12)
+        controls.addWidget(QLabel(self.tr("Minimum n"), self))
+        controls.addWidget(self.min_box)
+        controls.addSpacing(12)
+        controls.addWidget(self.merge_btn)
+        controls.addWidget(self.split_btn)
         controls.addSpacing(12)
         controls.addWidget(self.note, 1)
 
@@ -111,6 +151,11 @@ class ComparePanel(QWidget):
         self.table.setShowGrid(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableWidget.SelectionMode.ExtendedSelection)
+        self.table.itemSelectionChanged.connect(self._on_table_selection)
+        self.paired = PairedView(session, self)
+        self.paired.setObjectName("comparePaired")
 
         self.glw = pg.GraphicsLayoutWidget(self)
         self.glw.setObjectName("comparePlots")
@@ -142,12 +187,17 @@ class ComparePanel(QWidget):
         tl.setContentsMargins(8, 6, 8, 0)
         tl.setSpacing(4)
         tl.addLayout(controls)
-        tl.addWidget(self.table, 1)
+        table_split = QSplitter(Qt.Orientation.Horizontal, top)
+        table_split.addWidget(self.table)
+        table_split.addWidget(self.paired)
+        table_split.setStretchFactor(0, 3)
+        table_split.setStretchFactor(1, 2)
+        tl.addWidget(table_split, 1)
         split.addWidget(top)
         split.addWidget(self.glw)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 3)
-        split.setSizes([220, 680])
+        split.setSizes([300, 600])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(split)
@@ -184,6 +234,21 @@ class ComparePanel(QWidget):
         return str(self.group_box.currentData())
 
     # data -------------------------------------------------------------------------------------
+    def aliases(self) -> dict[str, str]:
+        """The workspace's model alias table ({} without a workspace)."""
+        ws = self.workspace_provider()
+        if ws is None:
+            return {}
+        try:
+            return model_aliases(ws)
+        except WorkspaceError:
+            return {}
+
+    def _min_changed(self, n: int) -> None:
+        with contextlib.suppress(OSError, ValueError):  # an unwritable settings file keeps the value for this session
+            set_min_group_runs(int(n))
+        self.refresh()
+
     def refresh(self) -> None:
         """Recompute the metrics over the filtered runs and redraw."""
         self._dirty = False
@@ -193,6 +258,8 @@ class ComparePanel(QWidget):
                 p.legend.clear()
         self.cat_legend.clear()
         view = self.session.filtered_runs()
+        self.paired.clear()
+        self._update_buttons()
         if view.height == 0:
             self.metrics = None
             self.note.setText(self.tr("Open traces to compare models."))
@@ -205,53 +272,135 @@ class ComparePanel(QWidget):
             self.note.setText(self.tr("Model metrics are not available in this build ({err}).").format(err=exc))
             return
         g = self.group_by
+        aliases = self.aliases()
+        min_runs = self.min_box.value()
         ids = view["trace_id"].implode()
-        traces = self.session.traces.filter(pl.col("trace_id").is_in(ids))
-        traces, groups, pooled = self._pool_groups(traces, g)
+        raw_traces = self.session.traces.filter(pl.col("trace_id").is_in(ids))
+        traces = (apply_model_groups(raw_traces, aliases) if g == "model" else raw_traces) \
+            .with_columns(pl.col(g).fill_null(UNKNOWN).alias(g))
         runs = self.session.analysis.runs.filter(pl.col("trace_id").is_in(ids))
         steps = self.session.steps.filter(pl.col("trace_id").is_in(ids))
         findings = self.session.analysis.findings.filter(pl.col("trace_id").is_in(ids))
         ann = self.session.annotations
-        metrics = model_metrics(traces, runs if runs.height else None, ann if ann.height else None,
-                                group_by=(g,), steps=steps)
-        order = {name: i for i, name in enumerate(groups)}
-        self.metrics = metrics.with_columns(pl.col(g).replace_strict(order, default=len(order)).alias("_order")) \
-            .sort("_order").drop("_order")
-        self.groups = [str(x) for x in self.metrics[g].to_list()]
+        metrics = model_metrics(raw_traces, runs if runs.height else None, ann if ann.height else None,
+                                group_by=(g,), steps=steps, aliases=aliases, min_runs=min_runs)
+        self.metrics = rank_groups(metrics, min_runs)
+        self.all_groups = [str(x) for x in self.metrics[g].to_list()]
+        drawn = self.metrics.head(self.top_box.value())
+        self.groups = [str(x) for x in drawn[g].to_list()]
         self.self_cond = self_conditioning(steps, findings if findings.height else None, traces=traces, group_by=(g,))
         pooled_sc = self_conditioning(steps, findings if findings.height else None)
         txt = self.tr("{runs} runs in {groups} groups, {analysed} analysed (the runs the current filter shows).").format(
-            runs=traces.height, groups=view[g].fill_null(UNKNOWN).n_unique(), analysed=runs.height)
-        if pooled:
-            txt += " " + self.tr("{n} smaller groups are pooled as “{other}”.").format(n=pooled, other=self._other_label())
+            runs=traces.height, groups=self.metrics.height, analysed=runs.height)
+        few = int(self.metrics["too_few_runs"].sum())
+        if few:
+            txt += " " + self.tr("Groups with fewer than {min} runs ({n} here) are marked “too few runs” and ranked "
+                                 "after the others.").format(n=few, min=min_runs)
+        hidden = self.metrics.height - drawn.height
+        if hidden:
+            txt += " " + self.tr("The plots draw the first {n} groups; {hidden} more are in the table.").format(
+                n=drawn.height, hidden=hidden)
         if runs.height == 0:
             txt += " " + self.tr("Analyse the runs to see failure categories, decisive steps and horizons.")
         self.note.setText(txt)
         self._fill_table(self.metrics, g)
-        self._draw_pass(self.metrics)
-        self._draw_categories(self.metrics)
+        self._draw_pass(drawn)
+        self._draw_categories(drawn)
         self._draw_positions(view.join(traces.select("trace_id", pl.col(g).alias("_group")), on="trace_id", how="inner"))
-        self._draw_horizons(self.metrics, traces)
+        self._draw_horizons(drawn, traces)
         self._draw_self_conditioning(self.self_cond, pooled_sc, g)
 
-    def _other_label(self) -> str:
-        return self.tr("other")
+    # selection, aliases and the paired view ------------------------------------------------------
+    def selected_groups(self) -> list[str]:
+        """Groups of the selected table rows, in table order."""
+        rows = sorted({i.row() for i in self.table.selectedIndexes()})
+        return [self.all_groups[r] for r in rows if 0 <= r < len(self.all_groups)]
 
-    def _pool_groups(self, traces: pl.DataFrame, g: str) -> tuple[pl.DataFrame, list[str], int]:
-        """Keep the largest groups, pool the rest into one; returns (traces, group order, pooled count)."""
-        traces = traces.with_columns(pl.col(g).fill_null(UNKNOWN).alias(g))
-        sizes = traces.group_by(g).len().sort(["len", g], descending=[True, False])
-        names = [str(x) for x in sizes[g].to_list()]
-        top = self.top_box.value()
-        if len(names) <= top:
-            return traces, names, 0
-        keep = names[: top - 1]
-        other = self._other_label()
-        traces = traces.with_columns(pl.when(pl.col(g).is_in(keep)).then(pl.col(g)).otherwise(pl.lit(other)).alias(g))
-        return traces, [*keep, other], len(names) - len(keep)
+    def _group_names(self, group: str) -> list[str]:
+        """Raw model names in a group (from the ``names`` column)."""
+        if self.metrics is None or "names" not in self.metrics.columns:
+            return [group]
+        row = self.metrics.filter(pl.col(self.group_by) == group)
+        raw = str(row["names"][0] or "") if row.height else ""
+        return [n for n in raw.split(NAMES_SEPARATOR) if n] or [group]
+
+    def _update_buttons(self) -> None:
+        sel = self.selected_groups()
+        models = self.group_by == "model"
+        self.merge_btn.setEnabled(models and len(sel) >= 2)
+        self.split_btn.setEnabled(models and len(sel) == 1 and len(self._group_names(sel[0])) > 1)
+
+    def _on_table_selection(self) -> None:
+        self._update_buttons()
+        sel = self.selected_groups()
+        if self.group_by != "model":
+            self.paired.clear(self.tr("The paired view compares models: compare by Model."))
+            return
+        if len(sel) != 2:
+            self.paired.clear()
+            return
+        self.select_pair(sel[0], sel[1])
+
+    def select_pair(self, model_a: str, model_b: str) -> Any:
+        """Show the paired comparison of two model groups (over the runs the filter shows)."""
+        ids = self.session.filtered_runs()["trace_id"].implode()
+        traces = self.session.traces.filter(pl.col("trace_id").is_in(ids))
+        return self.paired.compare(model_a, model_b, traces, self.aliases())
+
+    def select_rows(self, groups: list[str]) -> None:
+        """Select table rows by group name (scripts, tests, screenshots)."""
+        self.table.clearSelection()
+        mode = self.table.selectionMode()
+        self.table.setSelectionMode(QTableWidget.SelectionMode.MultiSelection)
+        for name in groups:
+            if name in self.all_groups:
+                self.table.selectRow(self.all_groups.index(name))
+        self.table.setSelectionMode(mode)
+
+    def merge_dialog(self) -> None:
+        """Merge the selected models under a name the analyst types."""
+        sel = self.selected_groups()
+        if len(sel) < 2:
+            return
+        name, ok = QInputDialog.getText(self, self.tr("Merge models"),
+                                        self.tr("Count these models as one, named:"), text=sel[0])
+        if ok and name.strip():
+            self.merge(sel, name.strip())
+
+    def merge(self, groups: list[str], into: str) -> bool:
+        """Merge model groups into one (saved in the workspace); False without a workspace."""
+        ws = self.workspace_provider()
+        if ws is None:
+            self.note.setText(self.tr("Open a workspace to keep model aliases."))
+            return False
+        try:
+            merge_models(ws, [n for g in groups for n in (g, *self._group_names(g))], into)
+        except WorkspaceError as exc:
+            self.note.setText(self.tr("Cannot save the alias: {err}").format(err=exc))
+            return False
+        self.refresh()
+        return True
+
+    def split_selected(self, group: str | None = None) -> bool:
+        """Split a merged model group back into its raw names (saved in the workspace)."""
+        target = group or (self.selected_groups() or [None])[0]
+        ws = self.workspace_provider()
+        if target is None:
+            return False
+        if ws is None:
+            self.note.setText(self.tr("Open a workspace to keep model aliases."))
+            return False
+        try:
+            split_models(ws, self._group_names(target))
+        except WorkspaceError as exc:
+            self.note.setText(self.tr("Cannot save the alias: {err}").format(err=exc))
+            return False
+        self.refresh()
+        return True
 
     def _fill_table(self, m: pl.DataFrame, g: str) -> None:
-        cols = [(g, self.group_box.currentText()), ("runs", self.tr("Runs")), ("pass_rate", self.tr("Pass rate")),
+        cols = [(g, self.group_box.currentText()), ("runs", self.tr("n (runs)")), ("too_few_runs", self.tr("Sample")),
+                ("pass_rate", self.tr("Pass rate")),
                 ("ci", self.tr("95% CI")), ("failures", self.tr("Failed")), ("attributed", self.tr("Attributed")),
                 ("top_category", self.tr("Top failure category")), ("decisive_rel_median", self.tr("Decisive step (median position)")),
                 ("p_step", self.tr("Per-step reliability p̂")), ("horizon_50", self.tr("H50 (steps)")),
@@ -262,11 +411,18 @@ class ComparePanel(QWidget):
         for r, row in enumerate(m.iter_rows(named=True)):
             for c, (key, _title) in enumerate(cols):
                 item = QTableWidgetItem(self._cell(key, row))
-                if key not in (g, "top_category", "label_source"):
+                if key not in (g, "top_category", "label_source", "too_few_runs"):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 if key == g:
                     item.setForeground(model_color(r))
-                    item.setToolTip(str(row.get(g)))
+                    names = [n for n in str(row.get("names") or "").split(NAMES_SEPARATOR) if n]
+                    tip = str(row.get(g))
+                    if names and names != [tip]:
+                        tip += "\n" + self.tr("Names in the traces: {names}").format(names=", ".join(names))
+                    item.setToolTip(tip)
+                if key == "too_few_runs" and row.get("too_few_runs"):
+                    item.setForeground(QColor("#C77700"))
+                    item.setToolTip(self.tr("Fewer than {n} runs: too uncertain to rank").format(n=self.min_box.value()))
                 self.table.setItem(r, c, item)
 
     def _cell(self, key: str, row: dict[str, Any]) -> str:
@@ -275,6 +431,13 @@ class ComparePanel(QWidget):
         if key == "ci":
             lo, hi = row.get("pass_rate_low"), row.get("pass_rate_high")
             return "—" if lo is None or hi is None else f"{lo:.2f}–{hi:.2f}"
+        if key == "too_few_runs":
+            return self.tr("too few runs") if row.get(key) else ""
+        if key == "label_source":
+            sources = {"ranker": self.tr("ranker"), "judge": self.tr("judge"), "analyst": self.tr("analyst"),
+                       "mixed": self.tr("mixed")}
+            v = row.get(key)
+            return "—" if v is None else sources.get(str(v), str(v))
         if key == "top_category":
             best = max(CATEGORY_IDS, key=lambda c: row.get(f"n_{c}") or 0)
             return category_title(best) if (row.get(f"n_{best}") or 0) > 0 else "—"
@@ -372,8 +535,8 @@ class ComparePanel(QWidget):
     def _draw_horizons(self, m: pl.DataFrame, traces: pl.DataFrame) -> None:
         from analyzer.metrics import horizon_curve
 
-        max_len = int(traces["n_steps"].max() or 10) if traces.height else 10
-        span = max(10, int(max_len * 1.5))
+        lengths = [int(n) for n in traces["n_steps"].drop_nulls().to_list()] if traces.height else []
+        span, self.outliers = length_axis(lengths)
         for level in (0.5, 0.8):
             line = pg.InfiniteLine(pos=level, angle=0, movable=False, pen=pg.mkPen(self._muted, width=0.8, style=Qt.PenStyle.DotLine),
                                    label=f"{int(level * 100)}%", labelOpts={"position": 0.97, "color": self._muted})
@@ -394,6 +557,17 @@ class ComparePanel(QWidget):
             drawn = True
         if not drawn:
             self._empty(self.horizon_plot, self.tr("Needs analysed runs (decisive steps)"), span / 2, 0.5)
+        if self.outliers:
+            # runs longer than the axis: a marker at the right edge instead of stretching the axis
+            self.horizon_plot.addItem(pg.ScatterPlotItem(x=[span * 0.985] * len(self.outliers),
+                                                         y=np.linspace(0.06, 0.06 + 0.025 * (len(self.outliers) - 1),
+                                                                       len(self.outliers)).tolist(),
+                                                         symbol="t2", size=9, brush=pg.mkBrush(self._fg), pen=None))
+            t = pg.TextItem(self.tr("{n} longer runs (up to {max} steps) ▶").format(n=len(self.outliers), max=max(self.outliers)),
+                            color=self._muted, anchor=(1, 1))
+            t.setFont(self._small)
+            t.setPos(span * 0.97, 0.04)
+            self.horizon_plot.addItem(t)
         self.horizon_plot.setLabel("bottom", self.tr("run length (steps); ● H80, H50"))
         self.horizon_plot.setXRange(0, span, padding=0)
         self.horizon_plot.setYRange(0, 1.02, padding=0)

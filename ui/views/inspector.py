@@ -28,6 +28,7 @@ from ui.i18n.labels import (
     role_label,
     status_label,
 )
+from ui.models.runs_table import STALE_COLOR
 from ui.models.steps_list import parse_steps_list
 from ui.theme import CATEGORY_COLORS, DECISIVE, OUTCOME_COLORS, is_dark
 from ui.views.rationale_html import rationale_html
@@ -216,6 +217,9 @@ class InspectorPane(QWidget):
         # analysis
         if r.get("decisive_step") is not None or r.get("value_estimator"):
             out.append(f"<h3>{_e(L['Analysis'])}</h3><table>")
+            if r.get("analysis_stale"):  # results of an older analysis version, read from the workspace
+                badge, why = self.tr("stale"), self.tr("made by an older analysis version; Analysis ▸ Refresh stale analysis")
+                out.append(self._row(self.tr("Stale"), f"<span style='color:{STALE_COLOR}'><b>{_e(badge)}</b></span> {_e(why)}"))
             if r.get("decisive_step") is not None:
                 ds = int(r["decisive_step"])
                 out.append(self._row(self.tr("Decisive step"), f"<a href='step:{ds}'><b>{ds}</b></a>"))
