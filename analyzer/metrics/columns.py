@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from analyzer.frames.columns import ColumnSpec
+from analyzer.metrics.signal_metrics import SIGNAL_MODEL_COLUMNS
 from analyzer.taxonomy import CATEGORY_IDS
 
 GROUP_COLUMNS: tuple[ColumnSpec, ...] = (
@@ -44,6 +45,7 @@ MODEL_METRIC_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("p_step", pl.Float64, "Per-step reliability p̂ = 1 - failures / (survived + failures), geometric MLE."),
     ColumnSpec("horizon_50", pl.Float64, "Steps until the success chance falls to 50%: ln 0.5 / ln p̂ (null if unbounded)."),
     ColumnSpec("horizon_80", pl.Float64, "Steps until the success chance falls to 80%: ln 0.8 / ln p̂ (null if unbounded)."),
+    *SIGNAL_MODEL_COLUMNS,
 )
 
 SELF_CONDITIONING_COLUMNS: tuple[ColumnSpec, ...] = (
