@@ -30,14 +30,13 @@ from analyzer.detection.text import (
     is_decision,
     is_observation,
     quote,
-    squash,
 )
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
 from analyzer.signals.run import SIGNALS_PHASE, SignalOutput
 from analyzer.taxonomy import Category
-from plugins.detectors._signals import TRACEBACK_RE, est_tokens
+from plugins.detectors._signals import est_tokens, has_traceback, normalised
 
 SOURCE = "context_waste"
 MIN_CHARS = 200  # shorter repeats are not worth dropping
@@ -45,14 +44,14 @@ MIN_SHARE = 0.2
 
 
 def _is_error_output(s: Step) -> bool:
-    return is_observation(s) and (s.is_error or bool(TRACEBACK_RE.search(s.text[:20000])))
+    return is_observation(s) and (s.is_error or has_traceback(s.text[:20000]))
 
 
 def _producer(steps: list[Step], i: int) -> str | None:
-    """Tool name or action signature of the decision an observation answers."""
+    """Action signature (tool + arguments, or code) of the decision an observation answers."""
     for s in reversed(steps[:i]):
         if is_decision(s):
-            return s.tool_name or action_signature(s) if is_acting(s) else None
+            return action_signature(s) if is_acting(s) else None
     return None
 
 
@@ -63,7 +62,7 @@ def droppable_from(steps: list[Step]) -> dict[int, tuple[int, str]]:
     for s in steps:
         if len(s.text) < MIN_CHARS:
             continue
-        h = hashlib.blake2b(squash(s.text).encode("utf-8", "replace"), digest_size=16).hexdigest()
+        h = hashlib.blake2b(normalised(s.text).encode("utf-8", "replace"), digest_size=16).hexdigest()
         if h in first_seen:
             out.setdefault(first_seen[h], (s.index, "reread"))
         first_seen[h] = s.index

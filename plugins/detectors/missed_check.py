@@ -15,7 +15,7 @@ Four kinds of cheap check, each looked for in a failed run (outcome ``failure``)
   using pandas") and a decision step does it; re-reading the task's constraints after that
   step would have shown the violation.
 * ``result_exists``: the agent claims a result (a file written/saved/created, or success)
-  that no later tool output shows (the path never appears in an observation, or the claim
+  that no tool output shows (the path appears in no successful observation, or the claim
   follows an error output); checking that the claimed result exists would have shown it.
 
 The failure is taken to be the run's last step (where the failed result was handed in), so
@@ -36,19 +36,23 @@ from analyzer.detection.text import (
     is_decision,
     is_observation,
     quote,
-    strip_code,
 )
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Outcome, Step, Trajectory
 from analyzer.signals.run import SIGNALS_PHASE, SignalOutput
 from analyzer.taxonomy import Category
-from plugins.detectors._signals import EDIT_RE, action_text, observation_after
+from plugins.detectors._signals import EDIT_RE, action_text, observation_after, prose
 
 SOURCE = "missed_check"
 KINDS = ("test_run", "count_vs_plan", "reread_constraints", "result_exists")
 SCORES = {"test_run": 0.5, "count_vs_plan": 0.65, "reread_constraints": 0.6, "result_exists": 0.55}
 
+CODE_EDIT_RE = re.compile(
+    r"\b(?:sed\s+-i|apply_patch|git\s+apply|patch\s+-p|str_replace(?:_editor)?|edit_file|write_file|create_file|"
+    r"cat\s*>+\s*\S+|tee\s+\S+|echo\s[^\n]*>+\s*\S+|open\([^)]*['\"][wa]\+?['\"]|write_text\()",
+    re.IGNORECASE)
+"""Changes to files (code, config): what a test run after them would exercise."""
 TEST_RE = re.compile(
     r"\b(?:pytest|py\.test|unittest|tox|nox|npm\s+(?:run\s+)?test|yarn\s+test|make\s+(?:test|check)|"
     r"go\s+test|cargo\s+test|mvn\s+test|gradle\s+test|ctest|python3?\s+[\w./-]*(?:test|repro|reproduce)\w*\.py)\b",
@@ -62,8 +66,8 @@ FORBID_RE = re.compile(
     r"([\w][\w./-]{2,})", re.IGNORECASE)
 _CHANGE_VERBS = ("modif", "touch", "edit", "chang", "delet")  # violated only by a step that changes files
 _PATH_RE = re.compile(r"(?<![\w/])((?:[\w.-]+/)*[\w-]+\.[A-Za-z0-9]{1,5})\b")
+_WROTE_WORDS = ("saved", "written", "wrote", "created", "generated", "exported", "stored", "produced")
 WROTE_RE = re.compile(r"\b(?:saved|written|wrote|created|generated|exported|stored|produced)\b", re.IGNORECASE)
-_PLAN_STEPS = 3  # decision steps whose counts count as "the plan"
 
 
 def _unit(u: str) -> str:
@@ -87,7 +91,7 @@ def _test_run(steps: list[Step]) -> tuple[int, str] | None:
         text = action_text(s)
         if TEST_RE.search(text):
             last_test = s.index
-        if EDIT_RE.search(text):
+        if CODE_EDIT_RE.search(text):
             edits.append(s.index)
     after = [i for i in edits if i > last_test]
     if not after:
@@ -97,14 +101,15 @@ def _test_run(steps: list[Step]) -> tuple[int, str] | None:
 
 def _count_vs_plan(t: Trajectory) -> tuple[int, str] | None:
     plan = _counts(t.task)
-    decisions = [s for s in t.steps if is_decision(s)]
-    for s in decisions[:_PLAN_STEPS]:
-        for u, ns in _counts(strip_code(s.text)).items():
-            plan.setdefault(u, set()).update(ns)
+    for s in t.steps:  # the plan: the task, and what the agent said before the first tool output
+        if is_observation(s):
+            break
+        if is_decision(s):
+            for u, ns in _counts(prose(s.text)).items():
+                plan.setdefault(u, set()).update(ns)
     if not plan:
         return None
-    start = decisions[min(len(decisions), _PLAN_STEPS) - 1].index + 1 if decisions else 0
-    for s in t.steps[start:]:
+    for s in t.steps:
         if not is_observation(s):
             continue
         for u, got in _counts(s.text).items():
@@ -139,21 +144,21 @@ def _reread_constraints(t: Trajectory) -> tuple[int, str] | None:
 
 
 def _result_exists(steps: list[Step]) -> tuple[int, str] | None:
+    shown = "\n".join(o.text[:20000] for o in steps if is_observation(o) and not o.is_error)
     for s in steps:
         if not is_decision(s) or is_acting(s):
             continue
-        prose = strip_code(s.text)
-        later_obs = " ".join(o.text[:20000] for o in steps[s.index + 1:] if is_observation(o))
-        if WROTE_RE.search(prose):
-            for m in _PATH_RE.finditer(prose):
+        said = prose(s.text)
+        low = said.lower()
+        if any(w in low for w in _WROTE_WORDS) and WROTE_RE.search(said):
+            for m in _PATH_RE.finditer(said):
                 path = m.group(1)
-                if path.lower().startswith(("e.g", "i.e")) or path in later_obs:
+                if path.lower().startswith(("e.g", "i.e")) or path in shown:
                     continue
-                return s.index, f"step {s.index} says '{path}' was produced, and no later output shows it"
-        if RESULT_CLAIM_RE.search(prose) or DONE_RE.search(prose):
-            prev = next((o for o in reversed(steps[:s.index]) if is_observation(o)), None)
-            if prev is not None and prev.is_error:
-                return s.index, f"step {s.index} claims a result right after an error output (step {prev.index})"
+                return s.index, f"step {s.index} says '{path}' was produced, and no tool output shows it"
+        prev = next((o for o in reversed(steps[:s.index]) if is_observation(o)), None)
+        if prev is not None and prev.is_error and (RESULT_CLAIM_RE.search(said) or DONE_RE.search(said)):
+            return s.index, f"step {s.index} claims a result right after an error output (step {prev.index})"
     return None
 
 

@@ -43,7 +43,7 @@ SOURCE = "risky_combination"
 RULES_FILE = Path(__file__).with_name("risk_rules.yaml")
 ENV_VAR = "TRAJSCOPE_RISK_RULES"
 DEFAULT_WINDOW = 30
-_PATH_RE = re.compile(r"(?:~|\.\.|/)[\w./~-]*")
+_PATH_RE = re.compile(r"(?<![\w.])(?:~|\.\.|/)[\w./~-]*")
 SCRATCH = ("/tmp", "/var/tmp")
 """Scratch folders a destructive command may touch without leaving the task's scope."""
 
@@ -55,6 +55,7 @@ class Pattern:
     id: str
     regex: re.Pattern[str]
     outside_scope: bool = False
+    keywords: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,10 @@ def parse_rules(data: Any, path: Path, base: RuleSet | None = None) -> RuleSet:
             raise _fail(path, f"pattern '{pid}'", f"scope must be 'outside', not {scope!r}")
         if scope and "path" not in rx.groupindex:
             raise _fail(path, f"pattern '{pid}'", "scope: outside needs a (?P<path>...) group")
-        patterns[str(pid)] = Pattern(str(pid), rx, scope == "outside")
+        words = spec.get("keywords") or []
+        if not isinstance(words, list) or not all(isinstance(w, str) and w for w in words):
+            raise _fail(path, f"pattern '{pid}'", "keywords must be a list of non-empty strings")
+        patterns[str(pid)] = Pattern(str(pid), rx, scope == "outside", tuple(w.lower() for w in words))
     rules = {r.id: r for r in (base.rules if base else ())}
     for i, spec in enumerate(data.get("rules") or []):
         where = f"rule {i + 1}"
@@ -154,7 +158,9 @@ def outside_scope(path: str, scope: Sequence[str]) -> bool:
     return not any(p == s or p.startswith(s.rstrip("/") + "/") for s in (*scope, *SCRATCH))
 
 
-def _matches(pat: Pattern, text: str, scope: Sequence[str]) -> bool:
+def _matches(pat: Pattern, text: str, low: str, scope: Sequence[str]) -> bool:
+    if pat.keywords and not any(k in low for k in pat.keywords):
+        return False  # none of the pattern's literals occurs: skip the regex
     for m in pat.regex.finditer(text):
         if not pat.outside_scope or outside_scope(m.group("path") or "", scope):
             return True
@@ -197,8 +203,9 @@ class RiskyCombination:
         for s in steps:
             if is_acting(s):
                 decision_no[s.index] = len(decision_no)
-                text = action_text(s)[:20000]
-                hits = {pid for pid, pat in rs.patterns.items() if _matches(pat, text, scope)}
+                text = action_text(s)
+                low = text.lower()
+                hits = {pid for pid, pat in rs.patterns.items() if _matches(pat, text, low, scope)}
                 for r in rs.rules:
                     if r.id in done or not hits:
                         continue

@@ -32,14 +32,13 @@ from analyzer.detection.text import (
     is_decision,
     is_empty_output,
     quote,
-    strip_code,
 )
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
 from analyzer.signals.run import SIGNALS_PHASE, SignalOutput
 from analyzer.taxonomy import Category
-from plugins.detectors._signals import TRACEBACK_RE, observation_before, slope
+from plugins.detectors._signals import has_traceback, observation_before, prose, slope
 
 SOURCE = "tool_answer"
 TOP = 3
@@ -85,16 +84,16 @@ def score_step(steps: list[Step], i: int) -> tuple[float, float, str] | None:
     if obs is None:
         return None
     step = steps[i]
-    prose = _INLINE_CODE_RE.sub(" ", strip_code(step.text))
+    said = _INLINE_CODE_RE.sub(" ", prose(step.text))
     out = obs.text[:_OBS_CHARS]
     empty = is_empty_output(out) or bool(NO_MATCH_RE.search(out[:400]) and len(out.strip()) < 400)
-    error = obs.is_error or bool(TRACEBACK_RE.search(out))
+    error = obs.is_error or has_traceback(out)
     why = ""
-    if empty and not error and _claims(FOUND_CLAIM_RE, prose):
+    if empty and not error and _claims(FOUND_CLAIM_RE, said):
         why = "the output was empty / matched nothing, but the step says it was found or shown"
-    elif error and (_claims(SUCCESS_CLAIM_RE, prose) or _claims(RESULT_CLAIM_RE, prose)):
+    elif error and (_claims(SUCCESS_CLAIM_RE, said) or _claims(RESULT_CLAIM_RE, said)):
         why = "the output is an error, but the step describes a success"
-    elif not empty and not error and len(out.strip()) >= 80 and _claims(EMPTY_CLAIM_RE, prose) \
+    elif not empty and not error and len(out.strip()) >= 80 and _claims(EMPTY_CLAIM_RE, said) \
             and not NO_MATCH_RE.search(out):
         why = "the output has content, but the step says it was empty / nothing was found"
     understood = 0.0 if why else 1.0
@@ -103,11 +102,11 @@ def score_step(steps: list[Step], i: int) -> tuple[float, float, str] | None:
     if sig is not None and sig == psig:
         used = 0.0
     elif empty or error:
-        used = 1.0 if ACK_RE.search(prose) else 0.5
+        used = 1.0 if ACK_RE.search(said) else 0.5
     else:
         salient = entities(out)
         if not salient:
-            used = 1.0 if ACK_RE.search(prose) or prose.strip() else 0.5
+            used = 1.0 if ACK_RE.search(said) or said.strip() else 0.5
         else:
             low = step.text[:_OBS_CHARS * 2].lower()
             hits = sum(1 for t in salient if t.lower() in low)
@@ -143,7 +142,7 @@ class ToolAnswer:
                 lo = obs.index if obs is not None else s.index
                 findings.append(make_finding(trajectory, s.index, Category.EVIDENCE_ACTION_GAP, 0.6, SOURCE,
                                              f"step {s.index} misreads the tool output of step {lo}: {why}",
-                                             evidence=(lo, s.index), evidence_quote=quote(strip_code(s.text), 160)))
+                                             evidence=(lo, s.index), evidence_quote=quote(prose(s.text), 160)))
         rel = [i / (n - 1) if n > 1 else 0.0 for i in range(n)]
 
         def summary(vals: list[float | None]) -> tuple[float | None, float | None]:

@@ -26,7 +26,6 @@ from analyzer.detection.text import (
     is_acting,
     is_decision,
     quote,
-    squash,
 )
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
@@ -36,8 +35,9 @@ from analyzer.taxonomy import Category
 from plugins.detectors._signals import (
     EDIT_RE,
     READ_RE,
-    TRACEBACK_RE,
     action_text,
+    has_traceback,
+    normalised,
     observation_after,
 )
 
@@ -48,7 +48,7 @@ _OBS_CHARS = 6000
 
 def _out(trajectory: Trajectory, i: int) -> str | None:
     o = observation_after(trajectory.steps, i)
-    return squash(o.text[:_OBS_CHARS]) if o is not None else None
+    return normalised(o.text[:_OBS_CHARS]) if o is not None else None
 
 
 class WastedSteps:
@@ -96,7 +96,7 @@ class WastedSteps:
             if reason[s.index] is not None or not is_acting(s):
                 continue
             o = observation_after(steps, s.index)
-            if o is None or o.is_error or TRACEBACK_RE.search(o.text[:_OBS_CHARS]):
+            if o is None or o.is_error or has_traceback(o.text[:_OBS_CHARS]):
                 continue
             salient = entities(o.text[:_OBS_CHARS])
             if len(salient) < MIN_SALIENT:
