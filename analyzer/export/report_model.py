@@ -14,6 +14,7 @@ import polars as pl
 
 from analyzer.analysis.result import AnalysisResult
 from analyzer.export.palette import category_color, category_title, text_color_on
+from analyzer.export.report_signals import SignalSection, signal_section
 from analyzer.export.svg import (
     BarRow,
     Marker,
@@ -173,6 +174,7 @@ class Report:
     runs: list[RunView]
     omitted_runs: int
     problems: list[str] = field(default_factory=list)
+    signals: SignalSection | None = None
 
 
 def _clip(text: Any, limit: int) -> tuple[str, int]:
@@ -273,6 +275,7 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResu
         runs=run_views,
         omitted_runs=failed.height - len(run_views),
         problems=all_problems,
+        signals=signal_section(table, metrics),
     )
 
 

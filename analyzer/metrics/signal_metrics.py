@@ -89,7 +89,7 @@ def signal_group_metrics(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "used_mean": _mean(_values(rows, "used_mean")),
     }
     if checks:
-        k = int(math.ceil(statistics.median(checks)))
+        k = math.ceil(statistics.median(checks))
         out["checkpoint_k"] = k
         out["checkpoint_share"] = round(sum(1 for c in checks if c <= k) / len(failed), 4)
     sent = sum(int(r["context_tokens_in"]) for r in rows if r.get("context_tokens_in"))

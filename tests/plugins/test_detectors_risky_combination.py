@@ -9,7 +9,12 @@ import pytest
 from analyzer.errors import PluginError
 from analyzer.plugin_host import DetectionContext
 from analyzer.schema.models import Outcome
-from plugins.detectors.risky_combination import RULES_FILE, RiskyCombination, load_rules, outside_scope
+from plugins.detectors.risky_combination import (
+    RULES_FILE,
+    RiskyCombination,
+    load_rules,
+    outside_scope,
+)
 from tests.plugins._signal_cases import analyse, bash, out, run, say
 
 TASK = "Fix the failing CSV export in /srv/app/export.py so that the tests pass."
