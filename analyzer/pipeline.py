@@ -33,6 +33,7 @@ from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.plugin_host.registry import PluginHost, default_host
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Outcome, Trajectory
+from analyzer.signals.run import apply_signals
 
 EMBED_CHARS = 1500
 """Characters of each step embedded (the embedder truncates to ~256 tokens anyway)."""
@@ -241,8 +242,10 @@ def analyze_run(
     evidence = step_evidence(traj, sig.findings, sig.alignment, judge_values)
     curve = value_curve(evidence, ranker.params.value_prior, outcome=str(traj.outcome))
     note = drop_note(curve, att.decisive_step if att is not None else None)
-    return _assemble(traj, att, curve.values, curve.drops, sig.alignment, findings, errors,
-                     judge_model, judge_values, p_fail, note)
+    ra = _assemble(traj, att, curve.values, curve.drops, sig.alignment, findings, errors,
+                   judge_model, judge_values, p_fail, note)
+    apply_signals(traj, ra, host, opts.detectors)  # after attribution: never moves the decisive step
+    return ra
 
 
 def _assemble(

@@ -10,6 +10,8 @@ story at its decisive step, and writes one PNG per tab:
 * ``paired_comparison.png``: the Compare tab with two models selected (paired view) and
   ``side_by_side.png``: two runs of a task where they differ (a small generated demo set:
   the sample traces share no tasks across models).
+* ``signals.png``: the run view of the riskiest run, with the signal-detector overlays
+  (cumulative risk, the missed check, re-sent context and wasted steps on the token track).
 
 Feature modules can add their own shots: if ``ui.actions.tagging`` defines
 ``extra_screenshots(window, out_dir) -> list[Path]`` it is called last.
@@ -43,6 +45,16 @@ def pick_run(view: pl.DataFrame) -> str | None:
     pool = readable if readable.height else failed
     best = pool.sort(["largest_drop", "n_findings", "n_steps"], descending=True, nulls_last=True)
     return str(best["trace_id"][0])
+
+
+def pick_risky_run(view: pl.DataFrame) -> str | None:
+    """The longest analysed run with a risky combination (it shows the most overlays), if any."""
+    if "risk_score" not in view.columns:
+        return None
+    risky = view.filter(pl.col("risk_score").fill_null(0) > 0)
+    if risky.height == 0:
+        return None
+    return str(risky.sort(["n_steps", "risk_score"], descending=True)["trace_id"][0])
 
 
 def render(out_dir: Path, paths: list[str], embeddings: bool = True) -> list[Path]:
@@ -88,6 +100,15 @@ def render(out_dir: Path, paths: list[str], embeddings: bool = True) -> list[Pat
         window.runs_dock.setVisible(tab != "compare")  # the comparison gets the full width
         settle()
         target = out_dir / name
+        if not window.grab().save(str(target)):
+            raise SystemExit(f"could not write {target}")
+        written.append(target)
+    risky = pick_risky_run(session.runs_view())
+    if risky is not None and window.show_tab("run"):
+        window.runs_dock.setVisible(True)
+        session.select(trace_ids=(risky,), trace_id=risky, step=None, steps=())
+        settle()
+        target = out_dir / "signals.png"
         if not window.grab().save(str(target)):
             raise SystemExit(f"could not write {target}")
         written.append(target)

@@ -13,6 +13,7 @@ import polars as pl
 from analyzer.frames.build import empty_frame, frame_from_rows
 from analyzer.frames.columns import FINDING_COLUMNS, ColumnSpec
 from analyzer.schema.findings import Finding
+from analyzer.signals.columns import SIGNAL_RUN_COLUMNS, SIGNAL_STEP_COLUMNS
 
 RUN_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("trace_id", pl.Utf8, "Run id."),
@@ -37,6 +38,7 @@ RUN_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("judge_model", pl.Utf8, "Judge model used for re-ranking/classification, if any."),
     ColumnSpec("n_findings", pl.Int64, "Number of detector findings."),
     ColumnSpec("error", pl.Utf8, "Analysis problems for this run (detector errors, judge errors)."),
+    *SIGNAL_RUN_COLUMNS,
 )
 
 STEP_VALUE_COLUMNS: tuple[ColumnSpec, ...] = (
@@ -51,6 +53,7 @@ STEP_VALUE_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("findings", pl.Utf8, "Categories of findings on this step, ';'-separated."),
     ColumnSpec("value_estimator", pl.Utf8, "Estimator of ``value`` ('evidence-v1'; 'cheap' in older analyses)."),
     ColumnSpec("judge_value", pl.Float64, "Judge's value for this step, when the judge curve was computed."),
+    *SIGNAL_STEP_COLUMNS,
 )
 
 

@@ -25,6 +25,8 @@ from analyzer.schema.models import Trajectory
 
 STEPS_PHASE = "steps"
 DECISIVE_PHASE = "decisive"
+SIGNALS_PHASE = "signals"
+"""Signal detectors (:mod:`analyzer.signals`) run after attribution; ``run_detectors`` only runs them when asked."""
 
 
 @dataclass
@@ -43,7 +45,7 @@ class DetectionRun:
 def detector_phase(obj: Any) -> str:
     """Phase a loaded detector runs in (``steps`` unless it says ``decisive``)."""
     phase = getattr(obj, "phase", STEPS_PHASE)
-    return DECISIVE_PHASE if phase == DECISIVE_PHASE else STEPS_PHASE
+    return phase if phase in (DECISIVE_PHASE, SIGNALS_PHASE) else STEPS_PHASE
 
 
 def _coerce(raw: object, trajectory: Trajectory, spec: DetectorSpec) -> list[Finding]:

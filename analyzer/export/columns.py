@@ -10,7 +10,9 @@ from dataclasses import replace
 
 from analyzer.analysis.result import RUN_COLUMNS, STEP_VALUE_COLUMNS
 from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS, ColumnSpec
+from analyzer.metrics.efficiency import EFFICIENCY_COLUMNS
 from analyzer.metrics.labels import LABEL_COLUMNS
+from analyzer.signals.columns import SIGNAL_RUN_COLUMNS
 
 TOP_K = 3
 """Candidate decisive steps listed per run in ``traces.csv``."""
@@ -37,7 +39,8 @@ _TAIL = (
     *_pick(TRACE_COLUMNS, "source_file", "source_format", "record"),
 )
 
-EXPORT_RUN_COLUMNS: tuple[ColumnSpec, ...] = (*_TRACE_PART, *_LABEL_PART, *_RUN_PART, *_REVIEW_PART, *_TAIL)
+EXPORT_RUN_COLUMNS: tuple[ColumnSpec, ...] = (*_TRACE_PART, *_LABEL_PART, *_RUN_PART, *_REVIEW_PART, *_TAIL,
+                                              *SIGNAL_RUN_COLUMNS, *EFFICIENCY_COLUMNS)
 """``traces.csv``: one row per run (decisive step/category are the effective, reviewed ones)."""
 
 EXPORT_STEP_COLUMNS: tuple[ColumnSpec, ...] = (

@@ -14,6 +14,7 @@ import polars as pl
 
 from analyzer.analysis.result import AnalysisResult
 from analyzer.export.palette import category_color, category_title, text_color_on
+from analyzer.export.report_signals import SignalSection, signal_section
 from analyzer.export.svg import (
     BarRow,
     Marker,
@@ -211,6 +212,7 @@ class Report:
     problems: list[str] = field(default_factory=list)
     tags: TagCounts = field(default_factory=TagCounts)
     min_group_runs: int = DEFAULT_MIN_GROUP_RUNS
+    signals: SignalSection | None = None
 
 
 def _clip(text: Any, limit: int) -> tuple[str, int]:
@@ -319,6 +321,7 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResu
         problems=all_problems,
         tags=tag_counts,
         min_group_runs=min_group_runs,
+        signals=signal_section(table, metrics),
     )
 
 

@@ -8,6 +8,7 @@ from analyzer.analysis.result import AnalysisResult
 from analyzer.export.columns import EXPORT_RUN_COLUMNS, EXPORT_STEP_COLUMNS, TOP_K
 from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import ANNOTATION_COLUMNS, FINDING_COLUMNS, ColumnSpec, schema_of
+from analyzer.metrics.efficiency import efficiency_table
 from analyzer.metrics.labels import LABEL_COLUMNS, effective_labels
 
 
@@ -48,6 +49,7 @@ def run_table(traces: pl.DataFrame, result: AnalysisResult | None = None,
     df = (traces.select(trace_names)
           .join(run_extra, on="trace_id", how="left", maintain_order="left")
           .join(labels, on="trace_id", how="left", maintain_order="left"))
+    df = df.join(efficiency_table(traces, steps), on="trace_id", how="left", maintain_order="left")
     for col in ("top_steps", "top_scores"):
         if col in df.columns:
             df = df.with_columns(_first_k(pl.col(col).cast(pl.Utf8), TOP_K).alias(col))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from analyzer.frames.columns import ColumnSpec
+from analyzer.metrics.signal_metrics import SIGNAL_MODEL_COLUMNS
 from analyzer.taxonomy import CATEGORY_IDS
 
 GROUP_COLUMNS: tuple[ColumnSpec, ...] = (
@@ -49,6 +50,7 @@ MODEL_METRIC_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("horizon_80", pl.Float64, "Steps until the success chance falls to 80%: ln 0.8 / ln p̂ (null if unbounded)."),
     ColumnSpec("names", pl.Utf8, "Model names as the traces spell them, merged into this group "
                "(provider prefixes and workspace aliases), '; '-separated."),
+    *SIGNAL_MODEL_COLUMNS,
 )
 
 SELF_CONDITIONING_COLUMNS: tuple[ColumnSpec, ...] = (

@@ -19,6 +19,7 @@ from analyzer.metrics.columns import (
 from analyzer.metrics.labels import ANALYST, MIXED, effective_labels
 from analyzer.metrics.model_names import NAMES_SEPARATOR, apply_model_groups
 from analyzer.metrics.reliability import horizon, step_reliability, survival_counts
+from analyzer.metrics.signal_metrics import signal_frame, signal_group_metrics
 from analyzer.metrics.stats import wilson_interval
 from analyzer.taxonomy import CATEGORY_IDS
 
@@ -149,6 +150,7 @@ def _group_metrics(rows: list[dict[str, Any]], confidence: float, min_runs: int)
     out["steps_survived"], out["step_failures"], out["p_step"] = survived, fails, rel.p
     if rel.p is not None:
         out["horizon_50"], out["horizon_80"] = horizon(rel.p, 0.5), horizon(rel.p, 0.8)
+    out.update(signal_group_metrics(rows))
     return out
 
 
@@ -203,6 +205,7 @@ def model_metrics(traces: pl.DataFrame, runs: pl.DataFrame | None = None,
         labels.select("trace_id", "decisive_step", "category", "decisive_source", "label_source", "confidence"),
         on="trace_id", how="left",
     ).with_columns(pl.col(g).fill_null(UNKNOWN_GROUP).alias(g) for g in group_by)
+    frame = frame.join(signal_frame(traces, runs), on="trace_id", how="left")
     out_rows: list[dict[str, Any]] = []
     if frame.height:
         parts = frame.partition_by(list(group_by), maintain_order=True) if group_by else [frame]

@@ -14,7 +14,7 @@ BY_FOLDER = {
     "generic": "generic", "mini_swe_agent": "mini_swe_agent", "swe_agent": "swe_agent",
     "openhands": "openhands", "openhands_resolver": "openhands", "otel": "otel", "tau_bench": "tau_bench",
     "who_and_when": "who_and_when", "langfuse": "langfuse", "langsmith": "langsmith", "mlflow": "mlflow",
-    "phoenix": "phoenix", "otel_sdk": "otel_sdk",
+    "phoenix": "phoenix", "otel_sdk": "otel_sdk", "signals": "generic",
 }
 EXCEPTIONS = {"otel/support_refund_openinference.jsonl": "phoenix"}  # a Phoenix span-row export
 

@@ -1,5 +1,10 @@
 """Per-run plots (pyqtgraph): value curve, task alignment, tokens per step, errors and findings.
 
+Signal-detector overlays (docs/detectors.md): the cumulative risk on the value plot, a dash-dot
+line after the step where a cheap check would have caught the failure, and on the token track
+the steps whose content was re-sent although it could have been dropped (hatched) and the
+wasted steps (circles).
+
 All plots share one x axis (the step). Clicking anywhere on a plot selects the nearest step
 everywhere (through the session); hovering shows the step's summary. Drops of the value
 curve are shaded and the largest are labelled; the decisive step and the runner-up
@@ -36,6 +41,12 @@ DROP_SHADE = 0.08
 
 DROP_LABELS = 3
 """How many of the largest drops get a label."""
+
+RISK_CURVE = "#D97706"
+"""Cumulative risk of the risky-combination rules (signal detectors, docs/detectors.md)."""
+
+CONTEXT_WASTE = "#B45309"
+"""Outline of token bars whose content later calls re-sent although it could have been dropped."""
 
 pg.setConfigOptions(antialias=True)
 
@@ -173,7 +184,8 @@ class RunPlots(QWidget):
             self.message.show()
 
         self._draw_markers(steps, findings, run)
-        self._draw_tokens(steps)
+        self._draw_signals(values, run)
+        self._draw_tokens(steps, values)
         for line, plot in zip(self.cursor_lines, (self.value_plot, self.tokens_plot), strict=True):
             plot.addItem(line, ignoreBounds=True)
             line.setVisible(False)
@@ -245,7 +257,48 @@ class RunPlots(QWidget):
             mark.setToolTip(self.tr("Decisive step labelled in the file"))
             self.value_plot.addItem(mark)
 
-    def _draw_tokens(self, steps: Any) -> None:
+    def _draw_signals(self, values: Any, run: dict[str, Any]) -> None:
+        """Overlays of the signal detectors on the value plot: cumulative risk and the missed check."""
+        if "risk_cum" in values.columns and (values["risk_cum"].max() or 0) > 0:
+            rx = values["step"].to_numpy().astype(float)
+            ry = values["risk_cum"].fill_null(strategy="forward").fill_null(0.0).to_numpy().astype(float)
+            self.value_plot.plot(rx, ry, pen=_pen(RISK_CURVE, 1.6), stepMode=None, name=self.tr("cumulative risk"))
+        check = run.get("check_step")
+        if check is not None:
+            kind = str(run.get("check_kind") or "").replace("_", " ")
+            line = pg.InfiniteLine(pos=float(check) + 0.5, angle=90, movable=False,
+                                   pen=_pen(RISK_CURVE, 1.2, Qt.PenStyle.DashDotLine),
+                                   label=self.tr("check: {kind}").format(kind=kind),
+                                   labelOpts={"position": 0.3, "color": QColor(RISK_CURVE),
+                                              "fill": pg.mkBrush(255, 255, 255, 0)})
+            line.setToolTip(self.tr("A cheap {kind} check after this step would have shown the divergence "
+                                    "{lead} steps before the failure").format(kind=kind, lead=run.get("check_lead")))
+            self.value_plot.addItem(line, ignoreBounds=True)
+
+    def _draw_waste(self, values: Any, x: Any, tokens: Any) -> None:
+        """Token-track overlay: content re-sent although droppable (outlined) and wasted steps (circles)."""
+        if values.height == 0:
+            return
+        pos = {int(s): i for i, s in enumerate(x)}
+        if "droppable_tokens" in values.columns:
+            rows = values.filter(pl.col("droppable_tokens").fill_null(0) > 0).select("step", "droppable_tokens")
+            idx = [pos[int(s)] for s in rows["step"].to_list() if int(s) in pos]
+            if idx:
+                bars = pg.BarGraphItem(x=x[idx], height=tokens[idx], width=0.8, pen=_pen(CONTEXT_WASTE, 1.6),
+                                       brush=pg.mkBrush(QColor(CONTEXT_WASTE), style=Qt.BrushStyle.BDiagPattern))
+                total = int(rows["droppable_tokens"].sum())
+                bars.setToolTip(self.tr("Re-sent although it could have been dropped: ≈ {n} tokens over the "
+                                        "later model calls").format(n=f"{total:,}"))
+                self.tokens_plot.addItem(bars)
+        if "wasted" in values.columns:
+            wasted = values.filter(pl.col("wasted").is_not_null())["step"].to_list()
+            idx = [pos[int(s)] for s in wasted if int(s) in pos]
+            if idx:
+                self.tokens_plot.addItem(pg.ScatterPlotItem(
+                    x=x[idx], y=tokens[idx], symbol="o", size=7, pen=_pen(CONTEXT_WASTE, 1.4),
+                    brush=pg.mkBrush(255, 255, 255, 0)))
+
+    def _draw_tokens(self, steps: Any, values: Any = None) -> None:
         if steps.height == 0:
             return
         tin = steps["tokens_in"].fill_null(0).to_numpy()
@@ -268,6 +321,8 @@ class RunPlots(QWidget):
         errs = steps["is_error"].fill_null(False).to_numpy()
         if errs.any():
             self.tokens_plot.addItem(pg.ScatterPlotItem(x=x[errs], y=tokens[errs], symbol="x", size=8, pen=_pen(ERROR, 1.6)))
+        if values is not None:
+            self._draw_waste(values, x, tokens)
         self.tokens_plot.setYRange(0, float(tokens.max()) * 1.1 if tokens.size and tokens.max() > 0 else 1, padding=0)
 
     # selection --------------------------------------------------------------------------------
