@@ -80,6 +80,12 @@ z-scored within the run's decisions (log length; embedding cosine to the most si
 step, 0 without an embedder), so they do not depend on one system's verbosity.
 """
 
+ROLE_FEATURES: tuple[str, ...] = (
+    "decision_rel", "handoff", "top_actor", "top_actor_first_turn", "top_actor_second_turn",
+    "top_actor_first_act", "len_z", "next_similarity_z",
+)
+"""The behaviour-inferred role and within-run normalised columns (:func:`role_features`)."""
+
 TRANSFER_FEATURES: tuple[str, ...] = (
     "decision", "agent_first_turn", "decision_rel", "top_actor_first_turn", "top_actor_second_turn",
     "first_error_source", "next_obs_error",
@@ -115,8 +121,7 @@ def role_features(trajectory: Trajectory, step_embeddings: np.ndarray | None = N
     """The behaviour-inferred role and within-run normalised columns of one run (see the module doc)."""
     steps = trajectory.steps
     n = len(steps)
-    out = {k: np.zeros(n) for k in ("decision_rel", "handoff", "top_actor", "top_actor_first_turn",
-                                    "top_actor_second_turn", "top_actor_first_act", "len_z", "next_similarity_z")}
+    out = {k: np.zeros(n) for k in ROLE_FEATURES}
     if n == 0:
         return out
     brief = briefing_steps(steps, trajectory.task)
