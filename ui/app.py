@@ -118,6 +118,7 @@ class AppController(QObject):
 
 def _screenshot(controller: AppController, args: argparse.Namespace) -> int:
     window = controller.window
+    window.auto_judge_curves = False  # a screenshot exits at once: no background judge work
     window.resize(*SCREENSHOT_SIZE)
     paths = [str(p) for p in (args.paths or [])]
     if paths:
@@ -194,3 +195,18 @@ def run_app(args: argparse.Namespace) -> int:
         return int(app.exec())
     finally:
         controller.uninstall_excepthook()
+        _destroy_window(window)
+
+
+def _destroy_window(window: Any) -> None:
+    """Delete the main window while Python is still fully alive.
+
+    Left to interpreter shutdown, PySide deletes the widget tree from an ``atexit`` hook, when
+    pyqtgraph's Python overrides can no longer run; a layout event then crashes shiboken while
+    it reports the failed override (seen as an intermittent exit code -11 after a screenshot).
+    """
+    from shiboken6 import Shiboken
+
+    if Shiboken.isValid(window):
+        window.hide()
+        Shiboken.delete(window)

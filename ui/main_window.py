@@ -87,6 +87,8 @@ class MainWindow(QMainWindow):
         self._analysis_ranker = ""
         self._tabs: dict[str, QWidget] = {}
         self._judge_curve_wanted: str | None = None
+        self.auto_judge_curves = True
+        """Opening a failed run starts its judge value curve in the background (off for screenshots)."""
         self._judge_curve_done: set[str] = set()
         self.setWindowTitle("TrajScope")
         self.setObjectName("mainWindow")
@@ -579,7 +581,7 @@ class MainWindow(QMainWindow):
         """Opening a failed run computes the judge's value curve in the background (if a judge is chosen)."""
         tid = self.session.selection.trace_id
         use_judge, _model = current_choice()
-        if not tid or not use_judge or tid in self._judge_curve_done:
+        if not self.auto_judge_curves or not tid or not use_judge or tid in self._judge_curve_done:
             return
         row = self.session.run_row(tid)
         if row is None or row.get("outcome") != "failure":
@@ -797,7 +799,9 @@ class MainWindow(QMainWindow):
     # lifecycle ---------------------------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
         self.jobs.cancel_all()
-        self.jobs.wait(10000)
+        # a cancelled job stops after its current step or judge call; loading a model cannot be
+        # interrupted, so wait for it rather than tear Qt down under a running worker
+        self.jobs.wait(120000)
         if self.persist:
             self.save_layout()
         self.bridge.disconnect_session()

@@ -2104,6 +2104,22 @@
         <translation>文件中标注的决定性步骤</translation>
     </message>
     <message>
+        <source>cumulative risk</source>
+        <translation>累积风险</translation>
+    </message>
+    <message>
+        <source>check: {kind}</source>
+        <translation>检查：{kind}</translation>
+    </message>
+    <message>
+        <source>A cheap {kind} check after this step would have shown the divergence {lead} steps before the failure</source>
+        <translation>在此步骤之后进行一次低成本的{kind}检查，就能在失败前 {lead} 步发现偏离</translation>
+    </message>
+    <message>
+        <source>Re-sent although it could have been dropped: ≈ {n} tokens over the later model calls</source>
+        <translation>本可省略却被重复发送：在之后的模型调用中约 {n} 个词元</translation>
+    </message>
+    <message>
         <source>≈ tokens</source>
         <translation>≈ 令牌数</translation>
     </message>
