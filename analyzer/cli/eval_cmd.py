@@ -12,8 +12,10 @@ Modes (several may be given; each is one row):
 - ``--cv K``: k-fold cross-validation within the set;
 - ``--lodo ROOT``: leave-one-dataset-out: fit on the other sets found under ROOT (the
   ``shared/datasets`` folder), score this one;
-- ``--adapt K --draws N --seed S``: per draw, adapt the shipped weights to K random labelled
-  runs of the set and score the others (what an analyst gets after labelling K runs).
+- ``--adapt K --draws N --seed S``: per draw, adapt the weights to K random labelled runs of
+  the set and score the others (what an analyst gets after labelling K runs). The weights
+  adapted are the shipped ones, or with ``--lodo`` the ones fitted on the other sets (so the
+  simulation starts from weights that never saw this system, as the analyst's would).
 
 ``trajscope eval suite ROOT`` runs every mode on every set found under ROOT, plus the learning
 curve (K = 0, 5, 10, 20, 40), and can write the tables as JSON and the curve as an SVG plot.
@@ -147,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
         format_mode,
         leave_one_dataset_out,
         score_with,
+        transfer_ranker,
     )
 
     try:
@@ -161,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
         results.append(score_with(ps, lambda r: shipped, "shipped", _shipped_note(shipped, ps)))
     if args.cv:
         results.append(cross_validate(ps, args.cv, args.seed))
+    base = shipped
     if args.lodo:
         others = [_prepare(n, _set_path(args.lodo, n), embedder, args.quiet)[0]
                   for n in SETS if n != args.set_name and _set_path(args.lodo, n).exists()]
@@ -168,8 +172,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"trajscope eval: --lodo: no other set under {args.lodo}", file=sys.stderr)
             return 2
         results.append(leave_one_dataset_out(ps, others))
+        base = transfer_ranker(others)
     if args.adapt is not None:
-        results.append(adapt(ps, shipped, args.adapt, args.draws, args.seed))
+        results.append(adapt(ps, base, args.adapt, args.draws, args.seed))
     print(format_mode(ps, results, fixed_rules(ps)))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
@@ -235,6 +240,7 @@ def run_suite(args: argparse.Namespace) -> int:
         format_mode,
         leave_one_dataset_out,
         score_with,
+        transfer_ranker,
     )
 
     if not args.root.is_dir():
@@ -266,13 +272,15 @@ def run_suite(args: argparse.Namespace) -> int:
         others = [o for n, o in prepared.items() if n != name]
         results = [score_with(ps, lambda r: shipped, "shipped", _shipped_note(shipped, ps)),
                    cross_validate(ps, 5, args.seed)]
+        base = shipped
         if others:
             results.append(leave_one_dataset_out(ps, others))
+            base = transfer_ranker(others)  # a new system: the weights never saw this set
         curve = []
         for k in LEARNING_CURVE_K:
             if k > len(ps.trainable) - 5:
                 continue
-            res = adapt(ps, shipped, k, args.draws if k else 1, args.seed)
+            res = adapt(ps, base, k, args.draws if k else 1, args.seed)
             curve.append((k, res))
             if k == 10:
                 results.append(res)
