@@ -116,11 +116,19 @@ def progress_bar(enabled: bool, description: str) -> Iterator[Any]:
         yield report
 
 
-def write_outputs(out: Path, traces: pl.DataFrame, steps: pl.DataFrame, result: Any) -> list[Path]:
-    """Write the export tables (CSV + Parquet) with :func:`analyzer.export.write_analysis`."""
-    from analyzer.export import write_analysis
+def write_outputs(out: Path, traces: pl.DataFrame, steps: pl.DataFrame, result: Any,
+                  embedder: Any = None) -> list[Path]:
+    """Write the export tables (CSV + Parquet) with :func:`analyzer.export.write_analysis`.
 
-    return write_analysis(out, traces, steps, result)
+    With an embedder, failure insights are computed too (``insights.csv``, the ``insight`` column).
+    """
+    from analyzer.export import write_analysis
+    from analyzer.insights import compute_insights
+
+    insights = None
+    if embedder is not None and result is not None:
+        insights = compute_insights(result.runs, traces, steps, embedder, result.findings)
+    return write_analysis(out, traces, steps, result, insights=insights)
 
 
 def summary_table(traces: pl.DataFrame, result: Any, limit: int = 20) -> Any:
@@ -194,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
         result = analyze(res.traces, res.steps, judge=judge, embedder=embedder, progress=prog, ranker=ranker,
                          options=AnalyzeOptions(judge_curve=args.judge_curve))
     try:
-        written = write_outputs(args.out, res.traces, res.steps, result)
+        written = write_outputs(args.out, res.traces, res.steps, result, embedder)
     except Exception as exc:  # an unwritable folder is a clear message, not a traceback
         print(f"trajscope analyze: cannot write {args.out}: {exc}", file=sys.stderr)
         return 1

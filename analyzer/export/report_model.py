@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -26,6 +26,9 @@ from analyzer.export.tables import run_table
 from analyzer.metrics.columns import COUNT_PREFIX
 from analyzer.metrics.models import model_metrics
 from analyzer.taxonomy import CATEGORIES, CATEGORY_IDS
+
+if TYPE_CHECKING:
+    from analyzer.insights.model import InsightSet
 
 
 @dataclass(frozen=True)
@@ -159,6 +162,23 @@ class RunView:
     problems: str
 
 
+@dataclass(frozen=True)
+class InsightView:
+    """One insight (a group of similar failures) in the report's insights section."""
+
+    id: str
+    name: str
+    named_by: str
+    category: CategoryView
+    size: int
+    share_failed: float
+    shares: list[tuple[str, float]]
+    median_position: float | None
+    tools: str
+    terms: list[str]
+    representatives: list[str]
+
+
 @dataclass
 class Report:
     """Everything a report renders."""
@@ -173,6 +193,7 @@ class Report:
     runs: list[RunView]
     omitted_runs: int
     problems: list[str] = field(default_factory=list)
+    insights: list[InsightView] = field(default_factory=list)
 
 
 def _clip(text: Any, limit: int) -> tuple[str, int]:
@@ -216,7 +237,7 @@ def _str(v: Any) -> str:
 
 def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None = None,
                  annotations: pl.DataFrame | None = None, options: ReportOptions | None = None,
-                 problems: Sequence[str] = ()) -> Report:
+                 problems: Sequence[str] = (), insights: InsightSet | None = None) -> Report:
     """Compute the content of a report.
 
     Args:
@@ -226,6 +247,7 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResu
         annotations: Analyst annotations (ANNOTATION_COLUMNS), or None.
         options: What to show.
         problems: Load or analysis problems to list at the end.
+        insights: Failure insights for the insights section, or None (no section).
 
     Returns:
         The report content.
@@ -273,7 +295,24 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResu
         runs=run_views,
         omitted_runs=failed.height - len(run_views),
         problems=all_problems,
+        insights=_insight_views(insights, cats, traces),
     )
+
+
+def _insight_views(insights: InsightSet | None, cats: dict[str, CategoryView],
+                   traces: pl.DataFrame) -> list[InsightView]:
+    if insights is None:
+        return []
+    names: dict[str, str] = {}
+    if "native_id" in traces.columns:
+        names = {str(t): str(n) for t, n in zip(traces["trace_id"], traces["native_id"], strict=True) if n}
+    total = max(insights.failures.height, 1)
+    return [InsightView(
+        id=i.id, name=i.name, named_by=i.named_by, category=_cat_view(cats, i.category), size=i.size,
+        share_failed=i.size / total, shares=list(i.share_by_model.items()), median_position=i.median_position,
+        tools=", ".join(f"{t} ({n})" for t, n in i.tools[:3]), terms=list(i.terms),
+        representatives=[names.get(r, r) for r in i.representatives],
+    ) for i in insights.insights]
 
 
 def _model_views(metrics: pl.DataFrame, cats: dict[str, CategoryView]) -> list[ModelView]:
