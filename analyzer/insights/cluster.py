@@ -72,8 +72,8 @@ def failure_table(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFrame,
         params: Text limits.
 
     Returns:
-        Frame with :data:`FAILURE_COLUMNS`, in the order of ``runs``. Runs whose outcome is
-        ``success`` are left out.
+        Frame with :data:`FAILURE_COLUMNS`, in the order of ``runs``. Only runs whose outcome is
+        ``failure`` (or unknown to the traces frame, null) are kept.
     """
     p = params or InsightParams()
     cols = ["trace_id", "decisive_step", "category"] + (["rationale"] if "rationale" in runs.columns else [])
@@ -85,8 +85,8 @@ def failure_table(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFrame,
     tcols = [c for c in ("trace_id", "model", "n_steps", "outcome") if c in traces.columns]
     base = base.join(traces.select(tcols).unique("trace_id", keep="last"), on="trace_id", how="left",
                      maintain_order="left")
-    if "outcome" in base.columns:
-        base = base.filter(pl.col("outcome").fill_null("") != "success")
+    if "outcome" in base.columns:  # failed runs (a corpus without outcomes counts every attributed run)
+        base = base.filter(pl.col("outcome").is_null() | (pl.col("outcome") == "failure"))
     st = steps.select("trace_id", "step", "text", "tool_name", "kind")
     at = st.rename({"text": "_text", "tool_name": "_tool", "kind": "_kind"})
     nxt = st.select("trace_id", (pl.col("step") - 1).alias("step"), pl.col("tool_name").alias("_next_tool"))

@@ -123,6 +123,7 @@ def test_failure_table_rules() -> None:
         {"trace_id": "a", "model": "m", "outcome": "failure", "n_steps": 3},
         {"trace_id": "b", "model": "m", "outcome": "success", "n_steps": 3},
         {"trace_id": "c", "model": None, "outcome": "failure", "n_steps": 1},
+        {"trace_id": "d", "model": "m", "outcome": "unknown", "n_steps": 1},
     ], TRACE_COLUMNS)
     steps = frame_from_rows([
         {"trace_id": "a", "step": 0, "text": "think", "kind": "thought"},
@@ -130,14 +131,16 @@ def test_failure_table_rules() -> None:
         {"trace_id": "a", "step": 2, "text": "call", "kind": "tool_call", "tool_name": "search"},
         {"trace_id": "b", "step": 0, "text": "x", "kind": "thought"},
         {"trace_id": "c", "step": 0, "text": "only", "kind": "message"},
+        {"trace_id": "d", "step": 0, "text": "?", "kind": "message"},
     ], STEP_COLUMNS)
     runs = frame_from_rows([
         {"trace_id": "a", "decisive_step": 1, "category": "planning_error", "rationale": "chose search"},
         {"trace_id": "b", "decisive_step": 0, "category": "other"},
         {"trace_id": "c", "decisive_step": 0, "category": None},
+        {"trace_id": "d", "decisive_step": 0, "category": "other"},
     ], RUN_COLUMNS)
     ft = failure_table(runs, traces, steps)
-    assert ft["trace_id"].to_list() == ["a", "c"]  # the successful run is left out
+    assert ft["trace_id"].to_list() == ["a", "c"]  # the successful and the unknown-outcome runs are left out
     row = ft.row(0, named=True)
     assert row["tool"] == "search"  # the decisive thought's next tool call
     assert row["rel_position"] == pytest.approx(0.5)
