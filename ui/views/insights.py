@@ -142,7 +142,8 @@ class InsightRunsModel(QAbstractTableModel):
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:
-                return ("★ " if r["representative"] else "") + str(r["native_id"] or r["trace_id"])
+                ident = (str(r["native_id"] or "").strip().splitlines() or [str(r["trace_id"])])[0]
+                return ("★ " if r["representative"] else "") + ident
             if col == 1:
                 return str(r["model"] or "")
             if col == 2:
@@ -245,6 +246,9 @@ class InsightsPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(4, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(4, 190)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.selectionModel().selectionChanged.connect(lambda *_a: self._show_selected())
 
         self.detail = QLabel(self)
@@ -259,6 +263,8 @@ class InsightsPanel(QWidget):
         self.runs.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.runs.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.runs.verticalHeader().hide()
+        self.runs.setWordWrap(False)
+        self.runs.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.runs.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.runs.selectionModel().selectionChanged.connect(lambda *_a: self._select_run())
         self.runs.doubleClicked.connect(lambda *_a: self.window_.show_tab("run"))
@@ -271,8 +277,7 @@ class InsightsPanel(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(self.table)
         split.addWidget(right)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.setSizes([1000, 560])
         lay = QVBoxLayout(self)
         lay.addWidget(self.summary)
         lay.addLayout(bar)
