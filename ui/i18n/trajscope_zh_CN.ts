@@ -2100,6 +2100,32 @@ Shared terms: {terms}</source>
         <translation>文件中标注的决定性步骤</translation>
     </message>
     <message>
+        <source>{level}: step {source} → step {target} ({rule})
+{evidence}</source>
+        <translation>{level}：步骤 {source} → 步骤 {target}（{rule}）
+{evidence}</translation>
+    </message>
+    <message>
+        <source>secondary</source>
+        <translation>次级</translation>
+    </message>
+    <message>
+        <source>tertiary</source>
+        <translation>三级</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已中止</translation>
+    </message>
+    <message>
+        <source>degraded</source>
+        <translation>已降级</translation>
+    </message>
+    <message>
+        <source>contained and recovered</source>
+        <translation>已控制并恢复</translation>
+    </message>
+    <message>
         <source>≈ tokens</source>
         <translation>≈ 令牌数</translation>
     </message>

@@ -47,4 +47,10 @@ TRANSLATIONS: dict[str, str] = {
     "Tagged the {n} runs of an insight as {category}": "已将一个洞察的 {n} 个运行标注为 {category}",
     "Accepted the categories of the {n} runs of an insight": "已接受一个洞察中 {n} 个运行的类别",
     "Rejected the categories of the {n} runs of an insight": "已拒绝一个洞察中 {n} 个运行的类别",
+    "secondary": "次级",
+    "tertiary": "三级",
+    "stopped": "已中止",
+    "degraded": "已降级",
+    "contained and recovered": "已控制并恢复",
+    "{level}: step {source} → step {target} ({rule})\n{evidence}": "{level}：步骤 {source} → 步骤 {target}（{rule}）\n{evidence}",
 }
