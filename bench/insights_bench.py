@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import glob
 import json
+import re
 import sys
 import time
 from collections import Counter
@@ -64,27 +65,43 @@ def planted(minilm: bool) -> None:
         print(f"planted 200 runs, {name:8s}: {len(iset)} insights, ARI {ari:.3f}  sizes {[i.size for i in iset.insights]}")
 
 
+_TOOL = re.compile(r"<action>\s*tool:\s*([\w.-]+)", re.IGNORECASE)
+
+
 def load_gaia() -> tuple[pl.DataFrame, pl.DataFrame, dict[str, tuple[int, str]]]:
-    """GAIA runs (imported with the app's loader) and, per trace id, (decisive step, module)."""
+    """GAIA runs (imported with the app's loader) and, per trace id, (decisive step, module).
+
+    The generic chat importer keeps neither ``metadata.model`` nor ``metadata.won`` nor the tool
+    named in an ``<action>`` block, so this small reader adds them (every run of the set failed).
+    """
     from analyzer.loading import load
 
     files = sorted(glob.glob(str(GAIA / "GAIA" / "*.json")))
     res = load(files)
     if res.errors:
         print(f"  load problems: {[str(e) for e in res.errors]}")
+    models = {}
+    for f in files:
+        meta = json.loads(Path(f).read_text(encoding="utf-8")).get("metadata") or {}
+        models[f] = str(meta.get("model") or Path(f).stem.split("_")[0])
+    traces = res.traces.with_columns(
+        pl.lit("failure").alias("outcome"),
+        pl.col("source_file").replace_strict(models, default=None).alias("model"))
+    steps = res.steps.with_columns(
+        pl.coalesce(pl.col("tool_name"), pl.col("text").str.extract(_TOOL.pattern, 1)).alias("tool_name"))
     labels = {d["trajectory_id"]: d for d in json.loads((GAIA / "gaia_labels.json").read_text(encoding="utf-8"))}
     gold: dict[str, tuple[int, str]] = {}
-    for t in res.traces.iter_rows(named=True):
+    for t in traces.iter_rows(named=True):
         stem = Path(str(t["source_file"])).stem
         lab = labels.get(stem)
         if lab is None:
             continue
-        assistant = (res.steps.filter((pl.col("trace_id") == t["trace_id"]) & (pl.col("role") == "assistant"))
+        assistant = (steps.filter((pl.col("trace_id") == t["trace_id"]) & (pl.col("role") == "assistant"))
                      .sort("step")["step"].to_list())
         k = int(lab["critical_failure_step"])
         if 1 <= k <= len(assistant):
             gold[str(t["trace_id"])] = (int(assistant[k - 1]), str(lab["critical_failure_module"]).strip().casefold())
-    return res.traces, res.steps, gold
+    return traces, steps, gold
 
 
 def _report(name: str, iset: InsightSet, gold: dict[str, tuple[int, str]], seconds: float) -> None:

@@ -177,6 +177,9 @@ class InsightView:
     tools: str
     terms: list[str]
     representatives: list[str]
+    recommendation: str = ""
+    recommendation_kind: str = ""
+    recommendation_evidence: str = ""
 
 
 @dataclass
@@ -312,6 +315,8 @@ def _insight_views(insights: InsightSet | None, cats: dict[str, CategoryView],
         share_failed=i.size / total, shares=list(i.share_by_model.items()), median_position=i.median_position,
         tools=", ".join(f"{t} ({n})" for t, n in i.tools[:3]), terms=list(i.terms),
         representatives=[names.get(r, r) for r in i.representatives],
+        recommendation=i.recommendation.text, recommendation_kind=i.recommendation.kind.replace("_", " "),
+        recommendation_evidence=i.recommendation.evidence,
     ) for i in insights.insights]
 
 

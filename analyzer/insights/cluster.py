@@ -29,7 +29,7 @@ import polars as pl
 from analyzer.embedding.base import Embedder
 from analyzer.jobs import Cancelled, CancelToken, NeverCancel, Progress, no_progress
 
-FAILURE_COLUMNS = ("trace_id", "model", "category", "decisive_step", "n_steps", "rel_position", "tool", "text")
+FAILURE_COLUMNS = ("trace_id", "model", "category", "decisive_step", "n_steps", "rel_position", "tool", "text", "task")
 """Columns of :func:`failure_table`."""
 
 UNCATEGORISED = "other"
@@ -45,6 +45,10 @@ class InsightParams:
         step_chars: Characters of the decisive step's text that are embedded.
         evidence_chars: Characters of evidence (finding quotes, rationale) that are embedded.
         max_direct: Largest block clustered directly; larger ones go through k-means micro-clusters.
+        remove_task: Project the embedding of the run's task out of the step embedding (and leave
+            the task's words out of the names), so runs group by how they failed, not by which
+            task they worked on (the same task run by several models would otherwise cluster).
+        task_chars: Characters of the task statement that are embedded.
     """
 
     distance_threshold: float = 1.15
@@ -52,6 +56,8 @@ class InsightParams:
     step_chars: int = 600
     evidence_chars: int = 300
     max_direct: int = 2500
+    remove_task: bool = True
+    task_chars: int = 600
 
 
 def _clip(text: object, limit: int) -> str:
@@ -82,7 +88,7 @@ def failure_table(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFrame,
         raise ValueError(f"runs frame lacks column(s) {missing}")
     base = (runs.select(cols).unique("trace_id", keep="last", maintain_order=True)
             .filter(pl.col("decisive_step").is_not_null()))
-    tcols = [c for c in ("trace_id", "model", "n_steps", "outcome") if c in traces.columns]
+    tcols = [c for c in ("trace_id", "model", "n_steps", "outcome", "task") if c in traces.columns]
     base = base.join(traces.select(tcols).unique("trace_id", keep="last"), on="trace_id", how="left",
                      maintain_order="left")
     if "outcome" in base.columns:  # failed runs (a corpus without outcomes counts every attributed run)
@@ -103,7 +109,7 @@ def failure_table(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFrame,
         base = base.with_columns(pl.lit(None, pl.Utf8).alias("_quotes"))
     if "rationale" not in base.columns:
         base = base.with_columns(pl.lit(None, pl.Utf8).alias("rationale"))
-    for c, dtype in (("model", pl.Utf8), ("n_steps", pl.Int64)):
+    for c, dtype in (("model", pl.Utf8), ("n_steps", pl.Int64), ("task", pl.Utf8)):
         if c not in base.columns:
             base = base.with_columns(pl.lit(None, dtype).alias(c))
     evidence = pl.concat_str([pl.col("_quotes").fill_null(""), pl.col("rationale").fill_null("")], separator=" ")
@@ -118,6 +124,7 @@ def failure_table(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFrame,
         pl.coalesce(pl.col("_tool"), pl.col("_next_tool"), pl.col("_kind"), pl.lit("step")).cast(pl.Utf8).alias("tool"),
         pl.concat_str([pl.col("_text").fill_null("").str.slice(0, p.step_chars),
                        evidence.str.slice(0, p.evidence_chars)], separator="\n").alias("text"),
+        pl.col("task").cast(pl.Utf8).fill_null("").str.slice(0, p.task_chars).alias("task"),
     )
 
 
@@ -133,6 +140,16 @@ def feature_matrix(failures: pl.DataFrame, embedder: Embedder, params: InsightPa
     for row, t in enumerate(tools):
         onehot[row, vocab[t]] = p.tool_weight
     emb = emb.reshape(len(texts), embedder.dim) if not len(texts) else emb
+    if p.remove_task and len(texts) and "task" in failures.columns:
+        tasks = failures["task"].fill_null("").to_list()
+        unique = sorted(set(tasks))
+        index = {t: i for i, t in enumerate(unique)}
+        task_emb = np.asarray(embedder.embed(unique), dtype=np.float32)[[index[t] for t in tasks]]
+        task_emb[[not t.strip() for t in tasks]] = 0.0
+        emb = emb - np.sum(emb * task_emb, axis=1, keepdims=True) * task_emb
+        norms = np.linalg.norm(emb, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        emb = (emb / norms).astype(np.float32)
     return np.ascontiguousarray(np.hstack([emb, onehot]), dtype=np.float32)
 
 

@@ -26,6 +26,7 @@ from analyzer.insights.cluster import (
     split_labels,
 )
 from analyzer.insights.naming import insight_name, terms_of, top_terms
+from analyzer.insights.recommend import Recommendation, recommend
 from analyzer.jobs import CancelToken, Progress, no_progress
 
 N_REPRESENTATIVES = 3
@@ -51,6 +52,11 @@ INSIGHT_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("terms", pl.Utf8, "Top shared terms, ';'-separated."),
     ColumnSpec("representatives", pl.Utf8, "Up to three run ids closest to the insight's centroid, ';'-separated."),
     ColumnSpec("cohesion", pl.Float64, "Mean cosine of members' embedding rows to their centroid (1 = identical)."),
+    ColumnSpec("recommendation_kind", pl.Utf8, "What to change: model | infrastructure | tool_description | "
+               "verification | system_prompt (rules in docs/insights.md)."),
+    ColumnSpec("recommendation", pl.Utf8, "The suggested change (the rule's text, or the analyst's)."),
+    ColumnSpec("recommendation_evidence", pl.Utf8, "Why the rule suggests it, with the figures."),
+    ColumnSpec("recommended_by", pl.Utf8, "'rule' or 'analyst' (edited in the app)."),
 )
 """``insights.csv``: one row per insight."""
 
@@ -72,6 +78,7 @@ class Insight:
         terms: Top shared terms.
         representatives: Up to three run ids closest to the centroid.
         cohesion: Mean cosine of members to the centroid.
+        recommendation: What to change to prevent it.
     """
 
     id: str
@@ -86,6 +93,7 @@ class Insight:
     terms: tuple[str, ...]
     representatives: tuple[str, ...]
     cohesion: float
+    recommendation: Recommendation
 
     @property
     def size(self) -> int:
@@ -103,6 +111,7 @@ class InsightSet:
         labels: Insight id per failure (same order).
         names: Analyst names by insight id (others are named automatically).
         params: Clustering knobs used.
+        recommendations: Analyst recommendation texts by insight id (others come from the rules).
     """
 
     failures: pl.DataFrame
@@ -110,6 +119,7 @@ class InsightSet:
     labels: list[str]
     names: dict[str, str] = field(default_factory=dict)
     params: InsightParams = field(default_factory=InsightParams)
+    recommendations: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not (len(self.labels) == self.failures.height == len(self.features)):
@@ -131,9 +141,11 @@ class InsightSet:
         rel = self.failures["rel_position"].to_list()
         step = self.failures["decisive_step"].to_list()
         texts = self.failures["text"].to_list()
+        tasks = (self.failures["task"].to_list() if "task" in self.failures.columns and self.params.remove_task
+                 else [""] * len(texts))
         failed_per_model = Counter(models)
         order = sorted(groups, key=lambda g: (-len(groups[g]), g))
-        term_sets = [[terms_of(texts[r]) for r in groups[g]] for g in order]
+        term_sets = [[terms_of(texts[r]) - terms_of(tasks[r] or "") for r in groups[g]] for g in order]
         terms = top_terms(term_sets)
         out: list[Insight] = []
         for gid, gterms in zip(order, terms, strict=True):
@@ -151,13 +163,18 @@ class InsightSet:
             rels = [float(rel[r]) for r in rows if rel[r] is not None]
             stps = [float(step[r]) for r in rows if step[r] is not None]
             name = self.names.get(gid)
+            tool_counts = tuple(Counter(tools[r] for r in rows).most_common())
+            rec = recommend(category, len(rows), dict(per_model), shares, len(failed_per_model), tool_counts, gterms,
+                            float(np.median(stps)) if stps else None)
+            if self.recommendations.get(gid):
+                rec = Recommendation(rec.kind, self.recommendations[gid], rec.evidence, "analyst")
             out.append(Insight(
                 id=gid, name=name or insight_name(category, gterms), named_by=ANALYST if name else AUTO,
                 category=category, members=tuple(ids[r] for r in rows), share_by_model=shares,
                 median_position=float(np.median(rels)) if rels else None,
                 median_step=float(np.median(stps)) if stps else None,
-                tools=tuple(Counter(tools[r] for r in rows).most_common()), terms=tuple(gterms),
-                representatives=reps, cohesion=round(cohesion, 4),
+                tools=tool_counts, terms=tuple(gterms),
+                representatives=reps, cohesion=round(cohesion, 4), recommendation=rec,
             ))
         return out
 
@@ -186,10 +203,21 @@ class InsightSet:
         return [(str(t), int(s)) for t, s in zip(sub["trace_id"], sub["decisive_step"], strict=True)]
 
     # -- edits (each gives a new set) ---------------------------------------------------
-    def _with(self, labels: list[str], names: dict[str, str]) -> InsightSet:
+    def _with(self, labels: list[str], names: dict[str, str], recs: dict[str, str] | None = None) -> InsightSet:
         live = set(labels)
+        recs = self.recommendations if recs is None else recs
         return InsightSet(self.failures, self.features, labels, {k: v for k, v in names.items() if k in live},
-                          self.params)
+                          self.params, {k: v for k, v in recs.items() if k in live and v})
+
+    def recommend_text(self, iid: str, text: str) -> InsightSet:
+        """The set with the analyst's recommendation for one insight (empty: back to the rule's)."""
+        self._require(iid)
+        recs = dict(self.recommendations)
+        if text.strip():
+            recs[iid] = text.strip()
+        else:
+            recs.pop(iid, None)
+        return self._with(list(self.labels), dict(self.names), recs)
 
     def _require(self, iid: str) -> Insight:
         ins = self.get(iid)
@@ -214,12 +242,16 @@ class InsightSet:
             raise ValueError("cannot merge an insight with itself")
         new = insight_id(ia.category, [*ia.members, *ib.members])
         labels = [new if lab in (a, b) else lab for lab in self.labels]
-        names = dict(self.names)
+        names, recs = dict(self.names), dict(self.recommendations)
         keep = names.pop(a, None) or names.pop(b, None)
         names.pop(b, None)
         if keep:
             names[new] = keep
-        return self._with(labels, names)
+        rec = recs.pop(a, None) or recs.pop(b, None)
+        recs.pop(b, None)
+        if rec:
+            recs[new] = rec
+        return self._with(labels, names, recs)
 
     def split(self, iid: str) -> InsightSet:
         """The set with one insight re-clustered into two (average linkage on its members)."""
@@ -235,17 +267,20 @@ class InsightSet:
         names = {k: v for k, v in self.names.items() if k != iid}
         return self._with(labels, names)
 
-    def with_saved(self, assignment: Mapping[str, str], names: Mapping[str, str]) -> InsightSet:
+    def with_saved(self, assignment: Mapping[str, str], names: Mapping[str, str],
+                   recommendations: Mapping[str, str] | None = None) -> InsightSet:
         """Overlay the analyst's saved insights: saved runs take their saved insight, others keep theirs.
 
         Args:
             assignment: Run id -> saved insight id (runs not in this corpus are ignored).
             names: Saved analyst names by insight id.
+            recommendations: Saved analyst recommendations by insight id.
         """
         ids = self.failures["trace_id"].to_list()
         labels = [assignment.get(t, lab) for t, lab in zip(ids, self.labels, strict=True)]
         merged = {**self.names, **{k: v for k, v in names.items() if v}}
-        return self._with(labels, merged)
+        recs = {**self.recommendations, **{k: v for k, v in (recommendations or {}).items() if v}}
+        return self._with(labels, merged, recs)
 
     # -- tables --------------------------------------------------------------------------
     def table(self) -> pl.DataFrame:
@@ -261,7 +296,9 @@ class InsightSet:
                 "median_position": i.median_position, "median_step": i.median_step,
                 "tools": "; ".join(f"{t} ({n})" for t, n in i.tools),
                 "terms": ";".join(i.terms), "representatives": ";".join(i.representatives),
-                "cohesion": i.cohesion,
+                "cohesion": i.cohesion, "recommendation_kind": i.recommendation.kind,
+                "recommendation": i.recommendation.text, "recommendation_evidence": i.recommendation.evidence,
+                "recommended_by": i.recommendation.by,
             })
         return pl.DataFrame(rows, schema={c.name: c.dtype for c in INSIGHT_COLUMNS})
 
@@ -292,4 +329,4 @@ def compute_insights(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFra
     failures = failure_table(runs, traces, steps, findings, p)
     features = feature_matrix(failures, embedder, p)
     labels = cluster_failures(failures, features, p, progress, cancel)
-    return InsightSet(failures, features, labels, {}, p)
+    return InsightSet(failures, features, labels, {}, p, {})

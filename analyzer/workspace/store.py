@@ -29,7 +29,7 @@ at most one is active, and none means the shipped weights. Activating another ve
 reverting to the shipped weights changes only the active flag, so the history stays.
 
 Failure insights the analyst edited (schema version 4) are kept as run -> insight membership and
-insight names (an empty name means "named automatically"). Saving them is one transaction; it is
+insight names and recommendations (empty means "from the rules"). Saving them is one transaction; it is
 not on the undo stack of annotations.
 """
 
@@ -96,6 +96,7 @@ _MIGRATIONS: dict[int, list[str]] = {
         """CREATE TABLE insights (
             id TEXT PRIMARY KEY,
             name TEXT NOT NULL DEFAULT '',
+            recommendation TEXT NOT NULL DEFAULT '',
             author TEXT NOT NULL DEFAULT '',
             updated TEXT NOT NULL
         )""",
@@ -627,8 +628,17 @@ class Workspace:
                 raise storage_error(self.path, exc, "read") from exc
         return {str(k): str(v) for k, v in members.items()}, names
 
+    def saved_recommendations(self) -> dict[str, str]:
+        """The analyst's recommendation texts by insight id (insights using the rules' text are absent)."""
+        with self._lock:
+            try:
+                rows = self._db.execute("SELECT id, recommendation FROM insights WHERE recommendation != ''")
+                return {str(i): str(r) for i, r in rows.fetchall()}
+            except sqlite3.Error as exc:
+                raise storage_error(self.path, exc, "read") from exc
+
     def save_insights(self, assignment: Mapping[str, str], names: Mapping[str, str],
-                      author: str | None = None) -> None:
+                      author: str | None = None, recommendations: Mapping[str, str] | None = None) -> None:
         """Keep the insights of these runs as they are now (one transaction).
 
         Runs of ``assignment`` take their insight (runs of other corpora keep theirs); insights
@@ -638,16 +648,18 @@ class Workspace:
             assignment: Run id -> insight id, for every clustered run of the corpus.
             names: Insight id -> analyst name.
             author: Who edited (default: this workspace's author).
+            recommendations: Insight id -> the analyst's recommendation (others are cleared).
         """
         ts, who = _now(), author or self.author
+        recs = recommendations or {}
         with self._lock, self._transaction() as db:
             db.executemany("INSERT OR REPLACE INTO insight_members (trace_id, insight_id) VALUES (?, ?)",
                            [(str(t), str(i)) for t, i in assignment.items()])
             live = set(assignment.values())
-            db.executemany("INSERT INTO insights (id, name, author, updated) VALUES (?, ?, ?, ?) "
-                           "ON CONFLICT(id) DO UPDATE SET name=excluded.name, author=excluded.author, "
-                           "updated=excluded.updated",
-                           [(i, names.get(i, ""), who, ts) for i in sorted(live)])
+            db.executemany("INSERT INTO insights (id, name, recommendation, author, updated) VALUES (?, ?, ?, ?, ?) "
+                           "ON CONFLICT(id) DO UPDATE SET name=excluded.name, recommendation=excluded.recommendation, "
+                           "author=excluded.author, updated=excluded.updated",
+                           [(i, names.get(i, ""), recs.get(i, ""), who, ts) for i in sorted(live)])
             db.execute("DELETE FROM insights WHERE id NOT IN (SELECT DISTINCT insight_id FROM insight_members)")
 
     def clear_insights(self) -> None:

@@ -164,3 +164,31 @@ def test_cancel(corpus) -> None:  # type: ignore[no-untyped-def]
     flag.cancel()
     with pytest.raises(Cancelled):
         compute_insights(corpus.runs, corpus.traces, corpus.steps, HashingEmbedder(), cancel=flag)
+
+
+def test_recommendations_follow_the_documented_rules(hashed: InsightSet) -> None:
+    kinds = {i.category: i.recommendation.kind for i in hashed.insights if i.size > 20}
+    assert kinds["environment_failure"] == "infrastructure"
+    assert kinds["false_success"] == "verification"
+    # invented file contents at read_file: the tool dominates a hallucination -> its description
+    hall = [i for i in hashed.insights if i.category == "hallucination" and i.size > 20]
+    assert {i.recommendation.kind for i in hall} == {"tool_description"}
+    assert all(i.recommendation.evidence and i.recommendation.by == "rule" for i in hashed.insights)
+    edited = hashed.recommend_text(hall[0].id, "Make read_file say it returns raw text")
+    got = edited.get(hall[0].id)
+    assert got is not None and got.recommendation.by == "analyst" and got.recommendation.kind == "tool_description"
+    row = edited.table().filter(pl.col("insight") == hall[0].id).row(0, named=True)
+    assert row["recommendation"] == "Make read_file say it returns raw text" and row["recommended_by"] == "analyst"
+    assert edited.recommend_text(hall[0].id, "").get(hall[0].id).recommendation.by == "rule"  # type: ignore[union-attr]
+
+
+def test_model_rule_and_system_prompt_fallback() -> None:
+    from analyzer.insights.recommend import recommend
+
+    rec = recommend("planning_error", 10, {"a": 9, "b": 1}, {"a": 0.6, "b": 0.05}, 3, [("thought", 10)], [], 4.0)
+    assert rec.kind == "model" and "a" in rec.text and "9 of its 10" in rec.evidence
+    rec = recommend("goal_drift", 10, {"a": 5, "b": 5}, {"a": 0.3, "b": 0.3}, 2, [("thought", 10)], ["plan"], 4.0)
+    assert rec.kind == "system_prompt" and "step 4" in rec.text
+    rec = recommend("planning_error", 6, {"a": 3, "b": 3}, {"a": 0.3, "b": 0.3}, 2, [("search", 2)],
+                    ["invalid", "argument"], None)
+    assert rec.kind == "tool_description" and "search" in rec.text

@@ -20,19 +20,22 @@ def test_edits_survive_reopening(tmp_path: Path) -> None:
     edited = fresh.merge(a.id, b.id)
     merged = edited.insights[0]
     third = next(i for i in edited.insights if i.size > 1 and i.id != merged.id)
-    edited = edited.rename(merged.id, "Both together").split(third.id)
+    edited = edited.rename(merged.id, "Both together").split(third.id).recommend_text(merged.id, "Add a check")
     assert len(edited) == len(fresh)
     path = tmp_path / "w.trajscope"
     ws = Workspace(path, author="ana")
-    ws.save_insights(edited.assignment(), edited.names)
+    ws.save_insights(edited.assignment(), edited.names, recommendations=edited.recommendations)
     ws.close()
 
     ws = Workspace(path, author="ana")
     assignment, names = ws.saved_insights()
-    again = compute_insights(c.runs, c.traces, c.steps, HashingEmbedder()).with_saved(assignment, names)
+    assert ws.saved_recommendations() == {merged.id: "Add a check"}
+    again = compute_insights(c.runs, c.traces, c.steps, HashingEmbedder()).with_saved(
+        assignment, names, ws.saved_recommendations())
     assert again.assignment() == edited.assignment()
     assert [(i.id, i.name, i.size) for i in again.insights] == [(i.id, i.name, i.size) for i in edited.insights]
     assert again.get(merged.id).name == "Both together"  # type: ignore[union-attr]
+    assert again.get(merged.id).recommendation.text == "Add a check"  # type: ignore[union-attr]
 
     # a later save drops insights left without members; runs of other corpora keep theirs
     ws.save_insights({"other-corpus-run": "ins-elsewhere"}, {})

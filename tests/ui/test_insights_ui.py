@@ -98,6 +98,8 @@ def test_split_merge_rename_kept_after_restart(qtbot: Any, app: Any, tmp_path: P
     merged_id = panel.iset.of_run(a.members[0])
     assert panel.iset.of_run(b.members[0]) == merged_id
     assert panel.rename(merged_id, "Merged by hand")
+    assert panel.set_recommendation(merged_id, "Add a checkpoint before submitting")
+    assert "Add a checkpoint before submitting" in panel.detail.text()
     state = (panel.iset.assignment(), [(i.id, i.name, i.size) for i in panel.iset.insights])
     assert len(panel.iset) == before
     w.close()
@@ -106,3 +108,5 @@ def test_split_merge_rename_kept_after_restart(qtbot: Any, app: Any, tmp_path: P
     p2 = w2.tagging.insights
     assert (p2.iset.assignment(), [(i.id, i.name, i.size) for i in p2.iset.insights]) == state
     assert p2.iset.get(merged_id).named_by == "analyst"
+    rec = p2.iset.get(merged_id).recommendation
+    assert rec.by == "analyst" and rec.text == "Add a checkpoint before submitting"

@@ -934,6 +934,14 @@
         <translation>重命名…</translation>
     </message>
     <message>
+        <source>What to change…</source>
+        <translation>应改进之处…</translation>
+    </message>
+    <message>
+        <source>Edit or accept the suggested change that would prevent this failure</source>
+        <translation>编辑或接受可防止此类失败的建议改动</translation>
+    </message>
+    <message>
         <source>Split</source>
         <translation>拆分</translation>
     </message>
@@ -1018,6 +1026,36 @@ Shared terms: {terms}</source>
         <translation>共有词语</translation>
     </message>
     <message>
+        <source>What to change ({kind}, {by}): {text}
+Why: {evidence}</source>
+        <translation>应改进之处（{kind}，来源：{by}）：{text}
+依据：{evidence}</translation>
+    </message>
+    <message>
+        <source>rule</source>
+        <translation>规则</translation>
+    </message>
+    <message>
+        <source>the model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>tool or infrastructure</source>
+        <translation>工具或基础设施</translation>
+    </message>
+    <message>
+        <source>tool description or schema</source>
+        <translation>工具描述或模式</translation>
+    </message>
+    <message>
+        <source>verification checkpoint</source>
+        <translation>验证检查点</translation>
+    </message>
+    <message>
+        <source>system prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
         <source>Renamed an insight</source>
         <translation>已重命名一个洞察</translation>
     </message>
@@ -1028,6 +1066,20 @@ Shared terms: {terms}</source>
     <message>
         <source>Name (empty: named from the shared terms):</source>
         <translation>名称（留空：按共有词语命名）：</translation>
+    </message>
+    <message>
+        <source>Edited what to change for an insight</source>
+        <translation>已编辑一个洞察的改进建议</translation>
+    </message>
+    <message>
+        <source>What to change</source>
+        <translation>应改进之处</translation>
+    </message>
+    <message>
+        <source>Suggested change ({kind}). Why: {evidence}
+Empty: back to the rule's suggestion.</source>
+        <translation>建议的改动（{kind}）。依据：{evidence}
+留空：恢复为规则给出的建议。</translation>
     </message>
     <message>
         <source>Split an insight of {n} runs</source>

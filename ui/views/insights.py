@@ -209,6 +209,9 @@ class InsightsPanel(QWidget):
         self.btn_compute.clicked.connect(lambda: self.compute())
         self.btn_rename = QPushButton(self.tr("Rename…"), self)
         self.btn_rename.clicked.connect(self.rename_dialog)
+        self.btn_recommend = QPushButton(self.tr("What to change…"), self)
+        self.btn_recommend.setToolTip(self.tr("Edit or accept the suggested change that would prevent this failure"))
+        self.btn_recommend.clicked.connect(self.recommend_dialog)
         self.btn_split = QPushButton(self.tr("Split"), self)
         self.btn_split.setToolTip(self.tr("Re-cluster the selected insight's runs into two insights"))
         self.btn_split.clicked.connect(lambda: self.split_selected())
@@ -230,8 +233,8 @@ class InsightsPanel(QWidget):
         self.btn_reject.setToolTip(self.tr("Reject the judge's category of every run of the insight (R)"))
         self.btn_reject.clicked.connect(lambda: self.reject_insight())
         bar = QHBoxLayout()
-        for w in (self.btn_compute, self.btn_rename, self.btn_split, self.btn_merge, self.btn_tag, self.btn_accept,
-                  self.btn_reject):
+        for w in (self.btn_compute, self.btn_rename, self.btn_split, self.btn_merge, self.btn_recommend, self.btn_tag,
+                  self.btn_accept, self.btn_reject):
             bar.addWidget(w)
         bar.addStretch(1)
 
@@ -352,7 +355,7 @@ class InsightsPanel(QWidget):
             except Exception as exc:  # a damaged workspace must not hide the insights
                 self.window_.show_error(self.tr("Saved insight edits could not be read: {err}").format(err=exc))
             else:
-                iset = iset.with_saved(assignment, names)
+                iset = iset.with_saved(assignment, names, ws.saved_recommendations())
         self._set(iset)
 
     def _set(self, iset: InsightSet | None, keep: str | None = None) -> None:
@@ -385,7 +388,7 @@ class InsightsPanel(QWidget):
 
     def _update_buttons(self) -> None:
         sel = self.selected()
-        for b in (self.btn_rename, self.btn_tag, self.btn_accept, self.btn_reject):
+        for b in (self.btn_rename, self.btn_recommend, self.btn_tag, self.btn_accept, self.btn_reject):
             b.setEnabled(len(sel) == 1)
         self.btn_split.setEnabled(len(sel) == 1 and sel[0].size > 1)
         self.btn_merge.setEnabled(len(sel) == 2)
@@ -413,7 +416,11 @@ class InsightsPanel(QWidget):
                                     "model's failed runs: {shares}\nTools: {tools}\nShared terms: {terms}")
                             .format(name=ins.name, size=ins.size, pos=_pct(ins.median_position),
                                     who=self.tr("the analyst") if ins.named_by == "analyst" else self.tr("shared terms"),
-                                    shares=shares, tools=tools, terms=", ".join(ins.terms) or "–"))
+                                    shares=shares, tools=tools, terms=", ".join(ins.terms) or "–")
+                            + "\n" + self.tr("What to change ({kind}, {by}): {text}\nWhy: {evidence}").format(
+                                kind=self._kind_title(ins.recommendation.kind),
+                                by=self.tr("the analyst") if ins.recommendation.by == "analyst" else self.tr("rule"),
+                                text=ins.recommendation.text, evidence=ins.recommendation.evidence))
         self.runs_model.set_rows(self._member_rows(ins))
 
     def _member_rows(self, ins: Insight) -> list[dict[str, Any]]:
@@ -436,9 +443,15 @@ class InsightsPanel(QWidget):
         self.session.select(trace_id=r["trace_id"], trace_ids=(r["trace_id"],), step=r["decisive_step"])
 
     # -- edits (kept in the workspace) ------------------------------------------------------------
+    def _kind_title(self, kind: str) -> str:
+        titles = {"model": self.tr("the model"), "infrastructure": self.tr("tool or infrastructure"),
+                  "tool_description": self.tr("tool description or schema"),
+                  "verification": self.tr("verification checkpoint"), "system_prompt": self.tr("system prompt")}
+        return titles.get(kind, kind)
+
     def _save(self, new: InsightSet, label: str, keep: str | None = None) -> bool:
         def write(ws: Any) -> int:
-            ws.save_insights(new.assignment(), new.names)
+            ws.save_insights(new.assignment(), new.names, recommendations=new.recommendations)
             return 1
 
         if self.controller.commit(label, write) is None:
@@ -461,6 +474,25 @@ class InsightsPanel(QWidget):
                                         self.tr("Name (empty: named from the shared terms):"), text=ins.name)
         if ok:
             self.rename(ins.id, name)
+
+    def set_recommendation(self, iid: str, text: str) -> bool:
+        """Replace an insight's recommendation (empty: back to the rule's); kept in the workspace."""
+        if self.iset is None:
+            return False
+        return self._save(self.iset.recommend_text(iid, text), self.tr("Edited what to change for an insight"), iid)
+
+    def recommend_dialog(self) -> None:
+        """Edit (or accept, by leaving it) the selected insight's recommendation."""
+        ins = self.current()
+        if ins is None:
+            return
+        text, ok = QInputDialog.getMultiLineText(
+            self, self.tr("What to change"),
+            self.tr("Suggested change ({kind}). Why: {evidence}\nEmpty: back to the rule's suggestion.").format(
+                kind=self._kind_title(ins.recommendation.kind), evidence=ins.recommendation.evidence),
+            ins.recommendation.text)
+        if ok and text.strip() != ins.recommendation.text:
+            self.set_recommendation(ins.id, text)
 
     def split_selected(self) -> bool:
         """Split the selected insight in two; kept in the workspace."""
