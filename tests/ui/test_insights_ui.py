@@ -110,3 +110,17 @@ def test_split_merge_rename_kept_after_restart(qtbot: Any, app: Any, tmp_path: P
     assert p2.iset.get(merged_id).named_by == "analyst"
     rec = p2.iset.get(merged_id).recommendation
     assert rec.by == "analyst" and rec.text == "Add a checkpoint before submitting"
+
+
+def test_export_from_the_app_writes_insights(qtbot: Any, app: Any, tmp_path: Path) -> None:
+    from ui.dialogs.export_dialog import ExportRequest, run_export
+
+    w = _window(qtbot, tmp_path / "ins.trajscope", n=30)
+    panel = w.tagging.insights
+    out_dir = tmp_path / "export"
+    out_dir.mkdir()
+    s = w.session
+    out = run_export(ExportRequest(out_dir=out_dir, tables=("csv",), reports=("md",)), s.traces, s.steps, s.analysis,
+                     s.annotations, insights=panel.iset)
+    assert not out.errors and (out_dir / "insights.csv").exists()
+    assert "## Insights" in next(p for p in out.written if p.suffix == ".md").read_text(encoding="utf-8")

@@ -92,7 +92,7 @@ def _subset(ids: Sequence[str] | None, traces: pl.DataFrame, steps: pl.DataFrame
 
 def run_export(req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None,
                annotations: pl.DataFrame | None, problems: Sequence[str] = (), progress: Progress = no_progress,
-               cancel: CancelToken | None = None) -> ExportOutcome:
+               cancel: CancelToken | None = None, insights: Any = None) -> ExportOutcome:
     """Write the requested tables and reports (no Qt; runs in a worker thread).
 
     Args:
@@ -104,6 +104,8 @@ def run_export(req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, re
         problems: Load problems to list in the report.
         progress: Progress sink.
         cancel: Cancel token (checked between files).
+        insights: The Insights view's insight set (``insights.csv``, the ``insight`` column, the
+            report's insights section), or None.
 
     Returns:
         What was written and what failed.
@@ -122,7 +124,7 @@ def run_export(req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, re
         progress(done, total, "tables")
         try:
             out.written.extend(ex.write_analysis(req.out_dir, traces, steps, result, annotations=annotations,
-                                                 formats=list(req.tables)))
+                                                 formats=list(req.tables), insights=insights))
         except (ex.ExportError, OSError, ValueError) as exc:
             out.errors.append(f"Tables: {exc}")
         done += 1
@@ -133,7 +135,8 @@ def run_export(req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, re
         out.cancelled = True
         return out
     try:
-        report = ex.build_report(traces, steps, result, annotations, ex.ReportOptions(title=req.title), list(problems))
+        report = ex.build_report(traces, steps, result, annotations, ex.ReportOptions(title=req.title), list(problems),
+                                 insights=insights)
     except Exception as exc:  # a report bug must not lose the tables already written
         out.errors.append(f"Report: {type(exc).__name__}: {exc}")
         return out
@@ -164,10 +167,11 @@ class ExportJob(Job):
     kind = "export"
 
     def __init__(self, req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None,
-                 annotations: pl.DataFrame | None, problems: Sequence[str] = ()) -> None:
+                 annotations: pl.DataFrame | None, problems: Sequence[str] = (), insights: Any = None) -> None:
         super().__init__()
         self.req = req
         self.args = (traces, steps, result, annotations, list(problems))
+        self.insights = insights
 
     def work(self) -> Any:
         traces, steps, result, annotations, problems = self.args
@@ -176,7 +180,7 @@ class ExportJob(Job):
         except OSError as exc:
             return ExportOutcome(errors=[f"{self.req.out_dir}: cannot create the folder ({exc.strerror or exc})"])
         return run_export(self.req, traces, steps, result, annotations, problems, progress=self._progress,
-                          cancel=self.cancel_flag)
+                          cancel=self.cancel_flag, insights=self.insights)
 
 
 def _default_dir() -> Path:
@@ -303,7 +307,8 @@ class ExportDialog(QDialog):
         s = self.session
         result = s.analysis if s.analysis.runs.height else None
         problems = [str(e) for e in s.load_errors]
-        job = ExportJob(req, s.traces, s.steps, result, s.annotations, problems)
+        panel = getattr(getattr(self.parent(), "tagging", None), "insights", None)
+        job = ExportJob(req, s.traces, s.steps, result, s.annotations, problems, getattr(panel, "iset", None))
         job.signals.progress.connect(self._on_progress)
         job.signals.finished.connect(self._on_done)
         job.signals.failed.connect(self._on_failed)
