@@ -1,4 +1,4 @@
-"""Causal-chain arrows on the value-curve panel: one arrow per link, the impact at the chain's end."""
+"""Causal-chain arrows on the value-curve panel and the transcript: one arrow per link, the impact at the end."""
 
 from __future__ import annotations
 
@@ -63,7 +63,17 @@ def test_chain_arrows_on_the_value_plot(qtbot: Any, app: Any, tmp_path: Path) ->
     labels = [i for i in w.plots.chain_items if isinstance(i, pg.TextItem)]
     assert len(labels) == 1 and labels[0].toPlainText() == "degraded" and labels[0].pos().x() > 7
     assert w.plots.grab().save(str(tmp_path / "chain_arrows.png"))
+    # the transcript draws the same links as arcs from the cause's card down to the effect's
+    overlay = w.transcript.chain_overlay
+    qtbot.waitUntil(lambda: overlay.chain is not None and overlay.chain.trace_id == "bad", timeout=3000)
+    arcs = overlay.arcs()
+    assert len(arcs) == 2 and all(end.y() > start.y() for start, end in arcs)
+    assert overlay.geometry() == w.transcript.list.viewport().rect()
+    w.transcript.list.verticalScrollBar().setValue(40)
+    assert overlay.geometry() == w.transcript.list.viewport().rect()  # it stays over the viewport when scrolled
+    assert w.transcript.grab().save(str(tmp_path / "transcript_chain.png"))
     # a successful run has no chain
     w.session.select(trace_id="ok", trace_ids=("ok",))
     qtbot.waitUntil(lambda: w.plots.trace_id == "ok", timeout=3000)
     assert w.plots.chain is None and w.plots.chain_items == []
+    qtbot.waitUntil(lambda: w.transcript.chain_overlay.chain is None, timeout=3000)
