@@ -11,7 +11,7 @@ planted corpus, never times).
    ``critical_failure_module``. Two settings:
    - *gold steps*: the labelled decisive step (k-th assistant message) is the decisive step and
      every run gets the same category, so only the step text, evidence and tool group them
-     (measures the clustering itself);
+     (measures the clustering itself), with the task embedding kept and projected out;
    - *pipeline*: the cheap analysis (no judge, MiniLM) chooses the decisive step and the
      category, then insights group them (what the app shows).
    Purity rises with the number of clusters (singletons are pure), so the number of insights,
@@ -42,7 +42,7 @@ from planted_insights import planted_corpus  # noqa: E402
 from sklearn.metrics import adjusted_rand_score  # noqa: E402
 
 from analyzer.embedding import HashingEmbedder, load_embedder  # noqa: E402
-from analyzer.insights import InsightSet, compute_insights  # noqa: E402
+from analyzer.insights import InsightParams, InsightSet, compute_insights  # noqa: E402
 
 GAIA = Path("/work/shared/datasets/agenterrorbench_gaia")
 
@@ -110,7 +110,7 @@ def _report(name: str, iset: InsightSet, gold: dict[str, tuple[int, str]], secon
     labels = [iset.labels[i] for i in keep]
     truth = [gold[ids[i]][1] for i in keep]
     base = Counter(truth).most_common(1)[0][1] / len(truth)
-    print(f"GAIA {name:11s}: {len(truth)} runs, {len(set(labels))} insights, purity {purity(labels, truth):.3f} "
+    print(f"GAIA {name}: {len(truth)} runs, {len(set(labels))} insights, purity {purity(labels, truth):.3f} "
           f"(one cluster: {base:.3f}), ARI {adjusted_rand_score(truth, labels):.3f}, {seconds:.1f} s")
     for ins in iset.insights[:8]:
         mods = Counter(gold[m][1] for m in ins.members if m in gold)
@@ -124,9 +124,11 @@ def gaia() -> None:
     emb = load_embedder(cache=False)
     runs = pl.DataFrame({"trace_id": list(gold), "decisive_step": [s for s, _ in gold.values()],
                          "category": ["other"] * len(gold)})
-    t0 = time.perf_counter()
-    iset = compute_insights(runs, traces, steps, emb)
-    _report("gold steps", iset, gold, time.perf_counter() - t0)
+    for remove_task in (False, True):
+        t0 = time.perf_counter()
+        iset = compute_insights(runs, traces, steps, emb, params=InsightParams(remove_task=remove_task))
+        _report("gold steps" + (" (task projected out)" if remove_task else " (task kept)"), iset, gold,
+                time.perf_counter() - t0)
 
     from analyzer.pipeline import analyze
 
