@@ -15,7 +15,8 @@ planted corpus, never times).
    - *pipeline*: the cheap analysis (no judge, MiniLM) chooses the decisive step and the
      category, then insights group them (what the app shows).
    Purity rises with the number of clusters (singletons are pure), so the number of insights,
-   the majority-module baseline and the adjusted Rand index are printed beside it.
+   the purity of random clusters of the same sizes, the majority-module baseline and the
+   adjusted Rand index are printed beside it.
 3. Timing: insight computation (failure table, features, clustering, summaries) on 10,000
    synthetic planted runs, without the judge; with the hashing embedder (clustering cost) and
    with MiniLM (the embedding included, no cache).
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import glob
 import json
+import random
 import re
 import sys
 import time
@@ -110,8 +112,16 @@ def _report(name: str, iset: InsightSet, gold: dict[str, tuple[int, str]], secon
     labels = [iset.labels[i] for i in keep]
     truth = [gold[ids[i]][1] for i in keep]
     base = Counter(truth).most_common(1)[0][1] / len(truth)
+    rng = random.Random(0)
+    shuffled = []
+    for _ in range(500):  # the same cluster sizes, members drawn at random: what purity chance gives
+        perm = list(truth)
+        rng.shuffle(perm)
+        shuffled.append(purity(labels, perm))
+    chance = sum(shuffled) / len(shuffled)
     print(f"GAIA {name}: {len(truth)} runs, {len(set(labels))} insights, purity {purity(labels, truth):.3f} "
-          f"(one cluster: {base:.3f}), ARI {adjusted_rand_score(truth, labels):.3f}, {seconds:.1f} s")
+          f"(random clusters of the same sizes: {chance:.3f}; one cluster: {base:.3f}), "
+          f"ARI {adjusted_rand_score(truth, labels):.3f}, {seconds:.1f} s")
     for ins in iset.insights[:8]:
         mods = Counter(gold[m][1] for m in ins.members if m in gold)
         print(f"    {ins.size:3d}  {ins.name[:70]:70s} modules {dict(mods.most_common())}")
