@@ -29,10 +29,15 @@ import polars as pl
 from analyzer.embedding.base import Embedder
 from analyzer.jobs import Cancelled, CancelToken, NeverCancel, Progress, no_progress
 
-FAILURE_COLUMNS = ("trace_id", "model", "category", "decisive_step", "n_steps", "rel_position", "tool", "text", "task")
+FAILURE_COLUMNS = ("trace_id", "model", "category", "decisive_step", "n_steps", "rel_position", "tool", "text", "task",
+                   "step_text", "evidence")
 """Columns of :func:`failure_table`."""
 
 UNCATEGORISED = "other"
+
+EMBED_CHARS = 1500
+"""Step and task texts are embedded clipped exactly as the analysis clips them
+(``analyzer.pipeline.EMBED_CHARS``), so a cached embedder serves the analysis' vectors again."""
 
 
 @dataclass(frozen=True)
@@ -42,8 +47,9 @@ class InsightParams:
     Attributes:
         distance_threshold: Average-linkage distance above which clusters are not merged.
         tool_weight: Weight of the tool one-hot against the unit text embedding.
-        step_chars: Characters of the decisive step's text that are embedded.
-        evidence_chars: Characters of evidence (finding quotes, rationale) that are embedded.
+        step_chars: Characters of the decisive step's text kept for naming.
+        evidence_chars: Characters of evidence (finding quotes, rationale) that are embedded and named from.
+        evidence_weight: Weight of the evidence embedding added to the step embedding.
         max_direct: Largest block clustered directly; larger ones go through k-means micro-clusters.
         remove_task: Project the embedding of the run's task out of the step embedding (and leave
             the task's words out of the names), so runs group by how they failed, not by which
@@ -55,9 +61,10 @@ class InsightParams:
     tool_weight: float = 0.5
     step_chars: int = 600
     evidence_chars: int = 300
+    evidence_weight: float = 0.5
     max_direct: int = 2500
     remove_task: bool = True
-    task_chars: int = 600
+    task_chars: int = EMBED_CHARS
 
 
 def _clip(text: object, limit: int) -> str:
@@ -125,32 +132,52 @@ def failure_table(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFrame,
         pl.concat_str([pl.col("_text").fill_null("").str.slice(0, p.step_chars),
                        evidence.str.slice(0, p.evidence_chars)], separator="\n").alias("text"),
         pl.col("task").cast(pl.Utf8).fill_null("").str.slice(0, p.task_chars).alias("task"),
+        pl.col("_text").cast(pl.Utf8).fill_null("").str.slice(0, EMBED_CHARS).alias("step_text"),
+        evidence.str.strip_chars().str.slice(0, p.evidence_chars).alias("evidence"),
     )
 
 
 def feature_matrix(failures: pl.DataFrame, embedder: Embedder, params: InsightParams | None = None,
                    ) -> npt.NDArray[np.float32]:
-    """Text embedding plus weighted tool one-hot, one row per failure."""
+    """Text embedding plus weighted tool one-hot, one row per failure.
+
+    The text embedding is ``normalize(step + evidence_weight * evidence)``, with the task's
+    direction projected out when ``remove_task``. Each distinct text is embedded once.
+    """
     p = params or InsightParams()
-    texts = failures["text"].fill_null("").to_list()
-    emb = np.asarray(embedder.embed(texts), dtype=np.float32) if texts else np.zeros((0, embedder.dim), np.float32)
+    texts = failures["step_text"].fill_null("").to_list()
+    emb = _embed_unique(embedder, texts)
+    if p.evidence_weight:
+        emb = emb + p.evidence_weight * _embed_unique(embedder, failures["evidence"].fill_null("").to_list())
     tools = failures["tool"].fill_null("").to_list()
     vocab = {t: i for i, t in enumerate(sorted(set(tools)))}
     onehot = np.zeros((len(tools), max(len(vocab), 1)), dtype=np.float32)
     for row, t in enumerate(tools):
         onehot[row, vocab[t]] = p.tool_weight
-    emb = emb.reshape(len(texts), embedder.dim) if not len(texts) else emb
-    if p.remove_task and len(texts) and "task" in failures.columns:
-        tasks = failures["task"].fill_null("").to_list()
-        unique = sorted(set(tasks))
-        index = {t: i for i, t in enumerate(unique)}
-        task_emb = np.asarray(embedder.embed(unique), dtype=np.float32)[[index[t] for t in tasks]]
-        task_emb[[not t.strip() for t in tasks]] = 0.0
-        emb = emb - np.sum(emb * task_emb, axis=1, keepdims=True) * task_emb
-        norms = np.linalg.norm(emb, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        emb = (emb / norms).astype(np.float32)
+    emb = _unit(emb)
+    if p.remove_task and len(texts):
+        task_emb = _embed_unique(embedder, failures["task"].fill_null("").to_list())
+        emb = _unit(emb - np.sum(emb * task_emb, axis=1, keepdims=True) * task_emb)
     return np.ascontiguousarray(np.hstack([emb, onehot]), dtype=np.float32)
+
+
+def _unit(x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return np.asarray(x / norms, dtype=np.float32)
+
+
+def _embed_unique(embedder: Embedder, texts: list[str]) -> npt.NDArray[np.float32]:
+    """Embeddings of ``texts`` (each distinct non-blank text once; blank texts get zero rows)."""
+    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+    unique = sorted({t for t in texts if t.strip()})
+    if not unique:
+        return out
+    vecs = np.asarray(embedder.embed(unique), dtype=np.float32)
+    index = {t: i for i, t in enumerate(unique)}
+    rows = [r for r, t in enumerate(texts) if t.strip()]
+    out[rows] = vecs[[index[texts[r]] for r in rows]]
+    return out
 
 
 def _agglomerate(x: npt.NDArray[np.float32], threshold: float) -> npt.NDArray[np.int64]:

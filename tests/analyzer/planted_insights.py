@@ -107,10 +107,12 @@ def planted_corpus(n_runs: int = 200, seed: int = 0) -> PlantedCorpus:
         tid = f"run-{i:05d}"
         n_steps = rng.randint(6, 14)
         decisive = rng.randint(2, n_steps - 2)
+        decisive_text = ""
         for s in range(n_steps):
             if s == decisive:
                 tool = pat.tool if rng.random() < 0.8 else rng.choice(TOOLS)
                 text, kind = _fill(rng, rng.choice(pat.templates)), "tool_call"
+                decisive_text = text
             else:
                 text, tool, kind = rng.choice(FILLER), rng.choice([None, "web_search", "python"]), "thought"
                 if tool is not None:
@@ -120,7 +122,8 @@ def planted_corpus(n_runs: int = 200, seed: int = 0) -> PlantedCorpus:
         traces.append({"trace_id": tid, "native_id": tid, "model": model, "outcome": "failure",
                        "n_steps": n_steps, "task": f"Answer a question about {rng.choice(TOPICS)}."})
         runs.append({"trace_id": tid, "decisive_step": decisive, "category": pat.category,
-                     "rationale": f"Step {decisive} is where the run went wrong.", "confidence": 0.7})
+                     "rationale": f"Step {decisive} is where the run went wrong: \"{decisive_text[:60]}\"",
+                     "confidence": 0.7})
         pattern[tid] = pat.name
     return PlantedCorpus(frame_from_rows(traces, TRACE_COLUMNS), frame_from_rows(steps, STEP_COLUMNS),
                          frame_from_rows(runs, RUN_COLUMNS), pattern)

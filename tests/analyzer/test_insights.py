@@ -192,3 +192,11 @@ def test_model_rule_and_system_prompt_fallback() -> None:
     rec = recommend("planning_error", 6, {"a": 3, "b": 3}, {"a": 0.3, "b": 0.3}, 2, [("search", 2)],
                     ["invalid", "argument"], None)
     assert rec.kind == "tool_description" and "search" in rec.text
+
+
+def test_step_texts_are_clipped_like_the_analysis() -> None:
+    """The analysis' cached step and task embeddings serve the insights again (same text keys)."""
+    from analyzer.insights.cluster import EMBED_CHARS
+    from analyzer.pipeline import EMBED_CHARS as PIPELINE_CHARS
+
+    assert EMBED_CHARS == PIPELINE_CHARS
