@@ -12,6 +12,7 @@ story at its decisive step, and writes one PNG per tab:
   the sample traces share no tasks across models).
 * ``signals.png``: the run view of the riskiest run, with the signal-detector overlays
   (cumulative risk, the missed check, re-sent context and wasted steps on the token track).
+* ``insights.png``: the Insights view (failures grouped across runs), its largest insight selected.
 
 Feature modules can add their own shots: if ``ui.actions.tagging`` defines
 ``extra_screenshots(window, out_dir) -> list[Path]`` it is called last.
@@ -33,7 +34,8 @@ import polars as pl
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZE = (1600, 1000)
-SHOTS = (("main_window.png", "run"), ("model_comparison.png", "compare"), ("tagging_desk.png", "tagging"))
+SHOTS = (("main_window.png", "run"), ("model_comparison.png", "compare"), ("tagging_desk.png", "tagging"),
+         ("insights.png", "insights"))
 
 
 def pick_run(view: pl.DataFrame) -> str | None:
@@ -95,9 +97,11 @@ def render(out_dir: Path, paths: list[str], embeddings: bool = True) -> list[Pat
         loop.exec()
 
     for name, tab in SHOTS:
+        if tab == "insights":
+            prepare_insights(window, embedder)
         if not window.show_tab(tab):
             continue
-        window.runs_dock.setVisible(tab != "compare")  # the comparison gets the full width
+        window.runs_dock.setVisible(tab not in ("compare", "insights"))  # these get the full width
         settle()
         target = out_dir / name
         if not window.grab().save(str(target)):
@@ -212,6 +216,20 @@ def paired_screenshots(out_dir: Path) -> list[Path]:
                 dlg.close()
         window.close()
     return written
+
+
+def prepare_insights(window: object, embedder: object) -> None:
+    """Compute the Insights tab's groups now (same embedder as the analysis) and select the largest."""
+    panel = getattr(getattr(window, "tagging", None), "insights", None)
+    if panel is None:
+        return
+    if embedder is None:
+        from analyzer.embedding import HashingEmbedder
+
+        embedder = HashingEmbedder()
+    panel.embedder = embedder
+    panel.compute(background=False)
+    panel.table.selectRow(0)
 
 
 def report_first_page(target: Path, session: object) -> Path:

@@ -126,11 +126,19 @@ def progress_bar(enabled: bool, description: str) -> Iterator[Any]:
 
 
 def write_outputs(out: Path, traces: pl.DataFrame, steps: pl.DataFrame, result: Any,
-                  annotations: pl.DataFrame | None = None, aliases: dict[str, str] | None = None) -> list[Path]:
-    """Write the export tables (CSV + Parquet) with :func:`analyzer.export.write_analysis`."""
-    from analyzer.export import write_analysis
+                  annotations: pl.DataFrame | None = None, aliases: dict[str, str] | None = None,
+                  embedder: Any = None) -> list[Path]:
+    """Write the export tables (CSV + Parquet) with :func:`analyzer.export.write_analysis`.
 
-    return write_analysis(out, traces, steps, result, annotations=annotations, aliases=aliases)
+    With an embedder, failure insights are computed too (``insights.csv``, the ``insight`` column).
+    """
+    from analyzer.export import write_analysis
+    from analyzer.insights import compute_insights
+
+    insights = None
+    if embedder is not None and result is not None:
+        insights = compute_insights(result.runs, traces, steps, embedder, result.findings)
+    return write_analysis(out, traces, steps, result, annotations=annotations, aliases=aliases, insights=insights)
 
 
 def summary_table(traces: pl.DataFrame, result: Any, limit: int = 20) -> Any:
@@ -235,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
         if ws is not None:
             ws.close()
     try:
-        written = write_outputs(args.out, res.traces, res.steps, result, annotations, aliases)
+        written = write_outputs(args.out, res.traces, res.steps, result, annotations, aliases, embedder)
     except Exception as exc:  # an unwritable folder is a clear message, not a traceback
         print(f"trajscope analyze: cannot write {args.out}: {exc}", file=sys.stderr)
         return 1

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import polars as pl
+
 from analyzer.analysis.result import RUN_COLUMNS, STEP_VALUE_COLUMNS
 from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS, ColumnSpec
 from analyzer.metrics.efficiency import EFFICIENCY_COLUMNS
@@ -34,12 +36,14 @@ _RUN_PART = (
 )
 _REVIEW_PART = _pick(LABEL_COLUMNS, "tags", "decisive_source", "label_source", "judge_decisive_step",
                      "judge_category", "notes")
+_INSIGHT_PART = (ColumnSpec("insight", pl.Utf8, "Insight (group of similar failures) of the run's decisive failure: "
+                             "the id of its row in insights.csv; empty when the run was not clustered."),)
 _TAIL = (
     *_pick(RUN_COLUMNS, "rationale", "value_estimator", "judge_model", "n_findings", "error"),
     *_pick(TRACE_COLUMNS, "source_file", "source_format", "record"),
 )
 
-EXPORT_RUN_COLUMNS: tuple[ColumnSpec, ...] = (*_TRACE_PART, *_LABEL_PART, *_RUN_PART, *_REVIEW_PART, *_TAIL,
+EXPORT_RUN_COLUMNS: tuple[ColumnSpec, ...] = (*_TRACE_PART, *_LABEL_PART, *_RUN_PART, *_REVIEW_PART, *_INSIGHT_PART, *_TAIL,
                                               *SIGNAL_RUN_COLUMNS, *EFFICIENCY_COLUMNS)
 """``traces.csv``: one row per run (decisive step/category are the effective, reviewed ones)."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -28,6 +28,9 @@ from analyzer.metrics.columns import COUNT_PREFIX
 from analyzer.metrics.model_names import NAMES_SEPARATOR
 from analyzer.metrics.models import DEFAULT_MIN_GROUP_RUNS, model_metrics, rank_groups
 from analyzer.taxonomy import CATEGORIES, CATEGORY_IDS
+
+if TYPE_CHECKING:
+    from analyzer.insights.model import InsightSet
 
 
 @dataclass(frozen=True)
@@ -196,6 +199,26 @@ class RunView:
     problems: str
 
 
+@dataclass(frozen=True)
+class InsightView:
+    """One insight (a group of similar failures) in the report's insights section."""
+
+    id: str
+    name: str
+    named_by: str
+    category: CategoryView
+    size: int
+    share_failed: float
+    shares: list[tuple[str, float]]
+    median_position: float | None
+    tools: str
+    terms: list[str]
+    representatives: list[str]
+    recommendation: str = ""
+    recommendation_kind: str = ""
+    recommendation_evidence: str = ""
+
+
 @dataclass
 class Report:
     """Everything a report renders."""
@@ -213,6 +236,7 @@ class Report:
     tags: TagCounts = field(default_factory=TagCounts)
     min_group_runs: int = DEFAULT_MIN_GROUP_RUNS
     signals: SignalSection | None = None
+    insights: list[InsightView] = field(default_factory=list)
 
 
 def _clip(text: Any, limit: int) -> tuple[str, int]:
@@ -257,7 +281,7 @@ def _str(v: Any) -> str:
 def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None = None,
                  annotations: pl.DataFrame | None = None, options: ReportOptions | None = None,
                  problems: Sequence[str] = (), aliases: Mapping[str, str] | None = None,
-                 min_group_runs: int = DEFAULT_MIN_GROUP_RUNS) -> Report:
+                 min_group_runs: int = DEFAULT_MIN_GROUP_RUNS, insights: InsightSet | None = None) -> Report:
     """Compute the content of a report.
 
     Args:
@@ -269,6 +293,7 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResu
         problems: Load or analysis problems to list at the end.
         aliases: Model alias table of the workspace (the model comparison groups by it).
         min_group_runs: Groups with fewer runs are marked "too few runs" and ranked after the others.
+        insights: Failure insights for the insights section, or None (no section).
 
     Returns:
         The report content.
@@ -322,6 +347,7 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResu
         tags=tag_counts,
         min_group_runs=min_group_runs,
         signals=signal_section(table, metrics),
+        insights=_insight_views(insights, cats, traces),
     )
 
 
@@ -366,6 +392,24 @@ def count_tags(annotations: pl.DataFrame | None, run_ids: set[str],
         by_tag=sorted(tag_counts.items(), key=lambda t: (-t[1], t[0])),
         other_runs=other,
     )
+
+
+def _insight_views(insights: InsightSet | None, cats: dict[str, CategoryView],
+                   traces: pl.DataFrame) -> list[InsightView]:
+    if insights is None:
+        return []
+    names: dict[str, str] = {}
+    if "native_id" in traces.columns:
+        names = {str(t): str(n) for t, n in zip(traces["trace_id"], traces["native_id"], strict=True) if n}
+    total = max(insights.failures.height, 1)
+    return [InsightView(
+        id=i.id, name=i.name, named_by=i.named_by, category=_cat_view(cats, i.category), size=i.size,
+        share_failed=i.size / total, shares=list(i.share_by_model.items()), median_position=i.median_position,
+        tools=", ".join(f"{t} ({n})" for t, n in i.tools[:3]), terms=list(i.terms),
+        representatives=[names.get(r, r) for r in i.representatives],
+        recommendation=i.recommendation.text, recommendation_kind=i.recommendation.kind.replace("_", " "),
+        recommendation_evidence=i.recommendation.evidence,
+    ) for i in insights.insights]
 
 
 def _model_views(metrics: pl.DataFrame, cats: dict[str, CategoryView]) -> list[ModelView]:

@@ -26,7 +26,8 @@ def _first_k(expr: pl.Expr, k: int) -> pl.Expr:
 
 
 def run_table(traces: pl.DataFrame, result: AnalysisResult | None = None,
-              annotations: pl.DataFrame | None = None, steps: pl.DataFrame | None = None) -> pl.DataFrame:
+              annotations: pl.DataFrame | None = None, steps: pl.DataFrame | None = None,
+              insights: pl.DataFrame | None = None) -> pl.DataFrame:
     """``traces.csv``: one row per run with the effective (analyst-reviewed) attribution.
 
     Args:
@@ -34,6 +35,7 @@ def run_table(traces: pl.DataFrame, result: AnalysisResult | None = None,
         result: Analysis result, or None when nothing was analysed.
         annotations: Analyst annotations (ANNOTATION_COLUMNS), or None.
         steps: Steps frame, used to name the agent of an analyst-chosen decisive step.
+        insights: ``trace_id`` -> ``insight`` (``InsightSet.run_column()``), or None.
 
     Returns:
         Frame with EXPORT_RUN_COLUMNS, in the order of ``traces``.
@@ -50,6 +52,9 @@ def run_table(traces: pl.DataFrame, result: AnalysisResult | None = None,
           .join(run_extra, on="trace_id", how="left", maintain_order="left")
           .join(labels, on="trace_id", how="left", maintain_order="left"))
     df = df.join(efficiency_table(traces, steps), on="trace_id", how="left", maintain_order="left")
+    if insights is not None and insights.height:
+        df = df.join(insights.select("trace_id", "insight").unique("trace_id", keep="last"), on="trace_id",
+                     how="left", maintain_order="left")
     for col in ("top_steps", "top_scores"):
         if col in df.columns:
             df = df.with_columns(_first_k(pl.col(col).cast(pl.Utf8), TOP_K).alias(col))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -13,15 +14,20 @@ from analyzer.export.files import ExportError
 from analyzer.export.tables import annotations_table, findings_table, run_table, step_table
 from analyzer.metrics.models import min_group_runs, model_metrics
 
+if TYPE_CHECKING:
+    from analyzer.insights.model import InsightSet
+
 FORMATS = ("csv", "parquet")
-TABLES = ("traces", "steps", "findings", "models", "annotations")
+TABLES = ("traces", "steps", "findings", "models", "annotations", "insights")
+"""Export tables; ``insights`` is written only when insights were computed."""
 
 
 def export_tables(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None = None,
                   annotations: pl.DataFrame | None = None,
                   group_by: Sequence[str] = ("model",),
-                  aliases: Mapping[str, str] | None = None) -> dict[str, pl.DataFrame]:
-    """The export tables by name (``traces``, ``steps``, ``findings``, ``models``, ``annotations``).
+                  aliases: Mapping[str, str] | None = None,
+                  insights: InsightSet | None = None) -> dict[str, pl.DataFrame]:
+    """The export tables by name: ``traces``, ``steps``, ``findings``, ``models``, ``annotations`` (+ ``insights``).
 
     Args:
         traces: Traces frame (TRACE_COLUMNS).
@@ -30,26 +36,31 @@ def export_tables(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisRes
         annotations: Analyst annotations (ANNOTATION_COLUMNS), or None.
         group_by: Grouping of ``models`` (see :func:`analyzer.metrics.model_metrics`).
         aliases: Model alias table of the workspace (``models`` groups by it).
+        insights: Failure insights (``insights.csv`` and the ``insight`` column), or None.
 
     Returns:
         Table name -> frame.
     """
     runs = result.runs if result is not None else None
-    return {
-        "traces": run_table(traces, result, annotations, steps),
+    tables = {
+        "traces": run_table(traces, result, annotations, steps, insights.run_column() if insights else None),
         "steps": step_table(steps, result),
         "findings": findings_table(result),
         "models": model_metrics(traces, runs, annotations, group_by=group_by, steps=steps, aliases=aliases,
                                 min_runs=min_group_runs()),
         "annotations": annotations_table(annotations),
     }
+    if insights is not None:
+        tables["insights"] = insights.table()
+    return tables
 
 
 def write_analysis(out_dir: str | Path, traces: pl.DataFrame, steps: pl.DataFrame,
                    result: AnalysisResult | None = None, annotations: pl.DataFrame | None = None,
                    formats: Sequence[str] = FORMATS, group_by: Sequence[str] = ("model",),
-                   aliases: Mapping[str, str] | None = None) -> list[Path]:
-    """Write ``traces``, ``steps``, ``findings``, ``models`` and ``annotations`` tables.
+                   aliases: Mapping[str, str] | None = None,
+                   insights: InsightSet | None = None) -> list[Path]:
+    """Write ``traces``, ``steps``, ``findings``, ``models`` and ``annotations`` tables (and ``insights``).
 
     CSV files are UTF-8 with a header and spreadsheet-safe (see
     :mod:`analyzer.export.csv_export`); Parquet files are their typed twins.
@@ -63,6 +74,7 @@ def write_analysis(out_dir: str | Path, traces: pl.DataFrame, steps: pl.DataFram
         formats: Any of ``"csv"``, ``"parquet"``.
         group_by: Grouping of ``models``.
         aliases: Model alias table of the workspace.
+        insights: Failure insights, or None (then no ``insights`` table).
 
     Returns:
         Paths written, in table order.
@@ -78,7 +90,7 @@ def write_analysis(out_dir: str | Path, traces: pl.DataFrame, steps: pl.DataFram
     if out.exists() and not out.is_dir():
         raise ExportError(f"{out}: exists and is not a folder")
     written: list[Path] = []
-    for name, df in export_tables(traces, steps, result, annotations, group_by, aliases).items():
+    for name, df in export_tables(traces, steps, result, annotations, group_by, aliases, insights).items():
         if "csv" in formats:
             written.append(write_csv(df, out / f"{name}.csv"))
         if "parquet" in formats:

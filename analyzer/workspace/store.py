@@ -27,6 +27,10 @@ Rankers adapted to the analyst's labels (schema version 2) are kept as numbered 
 (params JSON, number of labels, cross-validated step@1 of the shipped and adapted weights);
 at most one is active, and none means the shipped weights. Activating another version or
 reverting to the shipped weights changes only the active flag, so the history stays.
+
+Failure insights the analyst edited (schema version 4) are kept as run -> insight membership and
+insight names and recommendations (empty means "from the rules"). Saving them is one transaction; it is
+not on the undo stack of annotations.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,7 +53,7 @@ from analyzer.taxonomy import CATEGORY_IDS
 from analyzer.workspace.faults import WorkspaceError as WorkspaceError
 from analyzer.workspace.faults import storage_error
 
-WORKSPACE_SCHEMA_VERSION = 3
+WORKSPACE_SCHEMA_VERSION = 4
 STATUSES = ("accepted", "rejected", "decisive")
 RUN_LEVEL = -1
 BUSY_TIMEOUT_S = 10.0
@@ -104,6 +108,21 @@ _MIGRATIONS: dict[int, list[str]] = {
             canonical TEXT NOT NULL,
             timestamp TEXT NOT NULL
         )""",
+    ],
+    4: [
+        # failure insights as the analyst edited them (split, merge, rename): membership and names
+        """CREATE TABLE insights (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL DEFAULT '',
+            recommendation TEXT NOT NULL DEFAULT '',
+            author TEXT NOT NULL DEFAULT '',
+            updated TEXT NOT NULL
+        )""",
+        """CREATE TABLE insight_members (
+            trace_id TEXT PRIMARY KEY,
+            insight_id TEXT NOT NULL
+        )""",
+        "CREATE INDEX insight_members_insight ON insight_members(insight_id)",
     ],
 }
 
@@ -612,6 +631,60 @@ class Workspace:
             rows = self._db.execute("SELECT trace_id, MIN(step) FROM annotations WHERE status = 'decisive' "
                                     "AND step >= 0 GROUP BY trace_id HAVING COUNT(DISTINCT step) = 1").fetchall()
         return {str(t): int(s) for t, s in rows}
+
+    # -- failure insights ------------------------------------------------------------------
+    def saved_insights(self) -> tuple[dict[str, str], dict[str, str]]:
+        """The analyst's saved insights: (run id -> insight id, insight id -> analyst name).
+
+        Names are only those the analyst gave; insights named automatically are absent.
+        """
+        with self._lock:
+            try:
+                members = dict(self._db.execute("SELECT trace_id, insight_id FROM insight_members").fetchall())
+                names = {str(i): str(n) for i, n in self._db.execute("SELECT id, name FROM insights WHERE name != ''")}
+            except sqlite3.Error as exc:
+                raise storage_error(self.path, exc, "read") from exc
+        return {str(k): str(v) for k, v in members.items()}, names
+
+    def saved_recommendations(self) -> dict[str, str]:
+        """The analyst's recommendation texts by insight id (insights using the rules' text are absent)."""
+        with self._lock:
+            try:
+                rows = self._db.execute("SELECT id, recommendation FROM insights WHERE recommendation != ''")
+                return {str(i): str(r) for i, r in rows.fetchall()}
+            except sqlite3.Error as exc:
+                raise storage_error(self.path, exc, "read") from exc
+
+    def save_insights(self, assignment: Mapping[str, str], names: Mapping[str, str],
+                      author: str | None = None, recommendations: Mapping[str, str] | None = None) -> None:
+        """Keep the insights of these runs as they are now (one transaction).
+
+        Runs of ``assignment`` take their insight (runs of other corpora keep theirs); insights
+        left without members are dropped; ``names`` are the analyst's names (others are cleared).
+
+        Args:
+            assignment: Run id -> insight id, for every clustered run of the corpus.
+            names: Insight id -> analyst name.
+            author: Who edited (default: this workspace's author).
+            recommendations: Insight id -> the analyst's recommendation (others are cleared).
+        """
+        ts, who = _now(), author or self.author
+        recs = recommendations or {}
+        with self._lock, self._transaction() as db:
+            db.executemany("INSERT OR REPLACE INTO insight_members (trace_id, insight_id) VALUES (?, ?)",
+                           [(str(t), str(i)) for t, i in assignment.items()])
+            live = set(assignment.values())
+            db.executemany("INSERT INTO insights (id, name, recommendation, author, updated) VALUES (?, ?, ?, ?, ?) "
+                           "ON CONFLICT(id) DO UPDATE SET name=excluded.name, recommendation=excluded.recommendation, "
+                           "author=excluded.author, updated=excluded.updated",
+                           [(i, names.get(i, ""), recs.get(i, ""), who, ts) for i in sorted(live)])
+            db.execute("DELETE FROM insights WHERE id NOT IN (SELECT DISTINCT insight_id FROM insight_members)")
+
+    def clear_insights(self) -> None:
+        """Forget every saved insight edit (the next clustering starts afresh)."""
+        with self._lock, self._transaction() as db:
+            db.execute("DELETE FROM insight_members")
+            db.execute("DELETE FROM insights")
 
     # -- undo/redo ---------------------------------------------------------------
     def can_undo(self) -> bool:

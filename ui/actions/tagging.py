@@ -129,6 +129,7 @@ class TaggingController(QObject):
         self.focus_mode = "runs"
         self.desk: Any = None
         self.editor: Any = None
+        self.insights: Any = None
         self._build_actions()
         self._build_menus()
         self._build_status()
@@ -369,6 +370,8 @@ class TaggingController(QObject):
                 self.focus_mode = "steps"
             elif self.desk is not None and _inside(new, self.desk):
                 self.focus_mode = "desk"
+            elif self.insights is not None and _inside(new, self.insights.table):
+                self.focus_mode = "insights"
         except RuntimeError:  # window already deleted
             return
 
@@ -378,6 +381,15 @@ class TaggingController(QObject):
             return False
         try:
             return bool(self.window.tabs.currentWidget() is self.desk and self.focus_mode != "runs")
+        except RuntimeError:
+            return False
+
+    def insights_active(self) -> bool:
+        """True when the Insights tab is in front with its table focused: keys act on the whole insight."""
+        if self.insights is None or self.focus_mode != "insights":
+            return False
+        try:
+            return bool(self.window.tabs.currentWidget() is self.insights)
         except RuntimeError:
             return False
 
@@ -489,6 +501,8 @@ class TaggingController(QObject):
         """Tag the selection (or relabel the review-queue item) with a category (None clears)."""
         if category is not None and self.desk_active():
             return self.desk.relabel(category)
+        if self.insights_active():
+            return self.insights.tag_insight(category)
         targets = self.targets()
         if not targets:
             self._nothing_selected()
@@ -530,6 +544,8 @@ class TaggingController(QObject):
         """Accept the judge's suggestion(s) (default: at the current finding/step or selected runs)."""
         if items is None and self.desk_active():
             return self.desk.accept()
+        if items is None and self.insights_active():
+            return self.insights.accept_insight()
         items = self.suggestions() if items is None else items
         if not items:
             self.window.message_bar.show_message("info", self.tr("There is no judge suggestion here to accept."))
@@ -542,6 +558,8 @@ class TaggingController(QObject):
         """Reject the judge's suggestion(s) (default: at the current finding/step or selected runs)."""
         if targets is None and self.desk_active():
             return self.desk.reject()
+        if targets is None and self.insights_active():
+            return self.insights.reject_insight()
         if targets is None:
             targets = [(t, s) for t, s, _c in self.suggestions()]
         if not targets:
@@ -675,6 +693,10 @@ def install_tagging(main_window: Any) -> TaggingController:
 
     ctrl.desk = TaggingDesk(ctrl, main_window)
     main_window.add_tab(ctrl.desk, QCoreApplication.translate("TaggingController", "Tagging desk"), "tagging")
+    from ui.views.insights import InsightsPanel
+
+    ctrl.insights = InsightsPanel(ctrl, main_window)
+    main_window.add_tab(ctrl.insights, QCoreApplication.translate("TaggingController", "Insights"), "insights")
     editor = getattr(getattr(main_window, "inspector", None), "annotation_editor", None)
     if editor is not None and hasattr(editor, "set_controller"):
         editor.set_controller(ctrl)

@@ -92,7 +92,8 @@ def _subset(ids: Sequence[str] | None, traces: pl.DataFrame, steps: pl.DataFrame
 
 def run_export(req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None,
                annotations: pl.DataFrame | None, problems: Sequence[str] = (), progress: Progress = no_progress,
-               cancel: CancelToken | None = None, aliases: dict[str, str] | None = None) -> ExportOutcome:
+               cancel: CancelToken | None = None, aliases: dict[str, str] | None = None,
+               insights: Any = None) -> ExportOutcome:
     """Write the requested tables and reports (no Qt; runs in a worker thread).
 
     Args:
@@ -105,6 +106,8 @@ def run_export(req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, re
         progress: Progress sink.
         cancel: Cancel token (checked between files).
         aliases: The workspace's model alias table (``models`` and the reports group by it).
+        insights: The Insights view's insight set (``insights.csv``, the ``insight`` column, the
+            report's insights section), or None.
 
     Returns:
         What was written and what failed.
@@ -123,7 +126,7 @@ def run_export(req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, re
         progress(done, total, "tables")
         try:
             out.written.extend(ex.write_analysis(req.out_dir, traces, steps, result, annotations=annotations,
-                                                 formats=list(req.tables), aliases=aliases))
+                                                 formats=list(req.tables), aliases=aliases, insights=insights))
         except (ex.ExportError, OSError, ValueError) as exc:
             out.errors.append(f"Tables: {exc}")
         done += 1
@@ -137,7 +140,7 @@ def run_export(req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, re
         from analyzer.metrics.models import min_group_runs
 
         report = ex.build_report(traces, steps, result, annotations, ex.ReportOptions(title=req.title), list(problems),
-                                 aliases=aliases, min_group_runs=min_group_runs())
+                                 aliases=aliases, min_group_runs=min_group_runs(), insights=insights)
     except Exception as exc:  # a report bug must not lose the tables already written
         out.errors.append(f"Report: {type(exc).__name__}: {exc}")
         return out
@@ -169,11 +172,12 @@ class ExportJob(Job):
 
     def __init__(self, req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None,
                  annotations: pl.DataFrame | None, problems: Sequence[str] = (),
-                 aliases: dict[str, str] | None = None) -> None:
+                 aliases: dict[str, str] | None = None, insights: Any = None) -> None:
         super().__init__()
         self.req = req
         self.args = (traces, steps, result, annotations, list(problems))
         self.aliases = dict(aliases or {})
+        self.insights = insights
 
     def work(self) -> Any:
         traces, steps, result, annotations, problems = self.args
@@ -182,7 +186,7 @@ class ExportJob(Job):
         except OSError as exc:
             return ExportOutcome(errors=[f"{self.req.out_dir}: cannot create the folder ({exc.strerror or exc})"])
         return run_export(self.req, traces, steps, result, annotations, problems, progress=self._progress,
-                          cancel=self.cancel_flag, aliases=self.aliases)
+                          cancel=self.cancel_flag, aliases=self.aliases, insights=self.insights)
 
 
 def _default_dir() -> Path:
@@ -311,7 +315,9 @@ class ExportDialog(QDialog):
         problems = [str(e) for e in s.load_errors]
         from ui.analysis_store import window_aliases
 
-        job = ExportJob(req, s.traces, s.steps, result, s.annotations, problems, window_aliases(self.parent()))
+        panel = getattr(getattr(self.parent(), "tagging", None), "insights", None)
+        job = ExportJob(req, s.traces, s.steps, result, s.annotations, problems, window_aliases(self.parent()),
+                        getattr(panel, "iset", None))
         job.signals.progress.connect(self._on_progress)
         job.signals.finished.connect(self._on_done)
         job.signals.failed.connect(self._on_failed)

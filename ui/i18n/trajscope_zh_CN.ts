@@ -964,6 +964,236 @@
     </message>
 </context>
 <context>
+    <name>Insights</name>
+    <message>
+        <source>Insight</source>
+        <translation>洞察</translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Share of failed</source>
+        <translation>占失败运行比例</translation>
+    </message>
+    <message>
+        <source>Most affected model</source>
+        <translation>受影响最大的模型</translation>
+    </message>
+    <message>
+        <source>Typical position</source>
+        <translation>典型位置</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Decisive step</source>
+        <translation>决定性步骤</translation>
+    </message>
+    <message>
+        <source>Tool</source>
+        <translation>工具</translation>
+    </message>
+</context>
+<context>
+    <name>InsightsPanel</name>
+    <message>
+        <source>Find insights</source>
+        <translation>查找洞察</translation>
+    </message>
+    <message>
+        <source>Group the decisive failures of all analysed runs into insights</source>
+        <translation>将所有已分析运行的决定性失败归组为洞察</translation>
+    </message>
+    <message>
+        <source>Rename…</source>
+        <translation>重命名…</translation>
+    </message>
+    <message>
+        <source>What to change…</source>
+        <translation>应改进之处…</translation>
+    </message>
+    <message>
+        <source>Edit or accept the suggested change that would prevent this failure</source>
+        <translation>编辑或接受可防止此类失败的建议改动</translation>
+    </message>
+    <message>
+        <source>Split</source>
+        <translation>拆分</translation>
+    </message>
+    <message>
+        <source>Re-cluster the selected insight's runs into two insights</source>
+        <translation>将所选洞察的运行重新聚类为两个洞察</translation>
+    </message>
+    <message>
+        <source>Merge</source>
+        <translation>合并</translation>
+    </message>
+    <message>
+        <source>Merge the two selected insights into one</source>
+        <translation>将所选的两个洞察合并为一个</translation>
+    </message>
+    <message>
+        <source>Tag all runs as</source>
+        <translation>将所有运行标注为</translation>
+    </message>
+    <message>
+        <source>Tag the decisive step of every run of the insight (keys 1-9, 0)</source>
+        <translation>标注该洞察中每个运行的决定性步骤（按键 1–9、0）</translation>
+    </message>
+    <message>
+        <source>Accept categories</source>
+        <translation>接受类别</translation>
+    </message>
+    <message>
+        <source>Accept the judge's category of every run of the insight (A)</source>
+        <translation>接受评审模型对该洞察中每个运行给出的类别（A）</translation>
+    </message>
+    <message>
+        <source>Reject categories</source>
+        <translation>拒绝类别</translation>
+    </message>
+    <message>
+        <source>Reject the judge's category of every run of the insight (R)</source>
+        <translation>拒绝评审模型对该洞察中每个运行给出的类别（R）</translation>
+    </message>
+    <message>
+        <source>The analysis changed: press “Find insights” to regroup the failures.</source>
+        <translation>分析结果已变化：请按“查找洞察”重新归组失败。</translation>
+    </message>
+    <message>
+        <source>Grouping the decisive failures…</source>
+        <translation>正在归组决定性失败…</translation>
+    </message>
+    <message>
+        <source>Insights could not be computed: {err}</source>
+        <translation>无法计算洞察：{err}</translation>
+    </message>
+    <message>
+        <source>Saved insight edits could not be read: {err}</source>
+        <translation>无法读取已保存的洞察编辑：{err}</translation>
+    </message>
+    <message>
+        <source>No insights yet: analyse runs (Analysis ▸ Analyze all runs), then press “Find insights”.</source>
+        <translation>尚无洞察：请先分析运行（分析 ▸ 分析全部运行），再按“查找洞察”。</translation>
+    </message>
+    <message>
+        <source>{n} insights over {failed} failed runs. Keys 1-9, 0 tag every run of the selected insight; A/R accept/reject their categories; Ctrl+Z undoes.</source>
+        <translation>{failed} 个失败运行共归为 {n} 个洞察。按键 1–9、0 标注所选洞察的每个运行；A/R 接受/拒绝其类别；Ctrl+Z 撤销。</translation>
+    </message>
+    <message>
+        <source>{name}
+{size} runs · typical position {pos} · named by {who}
+Share of each model's failed runs: {shares}
+Tools: {tools}
+Shared terms: {terms}</source>
+        <translation>{name}
+{size} 个运行 · 典型位置 {pos} · 命名来源：{who}
+占各模型失败运行的比例：{shares}
+工具：{tools}
+共有词语：{terms}</translation>
+    </message>
+    <message>
+        <source>the analyst</source>
+        <translation>分析员</translation>
+    </message>
+    <message>
+        <source>shared terms</source>
+        <translation>共有词语</translation>
+    </message>
+    <message>
+        <source>What to change ({kind}, {by}): {text}
+Why: {evidence}</source>
+        <translation>应改进之处（{kind}，来源：{by}）：{text}
+依据：{evidence}</translation>
+    </message>
+    <message>
+        <source>rule</source>
+        <translation>规则</translation>
+    </message>
+    <message>
+        <source>the model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>tool or infrastructure</source>
+        <translation>工具或基础设施</translation>
+    </message>
+    <message>
+        <source>tool description or schema</source>
+        <translation>工具描述或模式</translation>
+    </message>
+    <message>
+        <source>verification checkpoint</source>
+        <translation>验证检查点</translation>
+    </message>
+    <message>
+        <source>system prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>Renamed an insight</source>
+        <translation>已重命名一个洞察</translation>
+    </message>
+    <message>
+        <source>Rename insight</source>
+        <translation>重命名洞察</translation>
+    </message>
+    <message>
+        <source>Name (empty: named from the shared terms):</source>
+        <translation>名称（留空：按共有词语命名）：</translation>
+    </message>
+    <message>
+        <source>Edited what to change for an insight</source>
+        <translation>已编辑一个洞察的改进建议</translation>
+    </message>
+    <message>
+        <source>What to change</source>
+        <translation>应改进之处</translation>
+    </message>
+    <message>
+        <source>Suggested change ({kind}). Why: {evidence}
+Empty: back to the rule's suggestion.</source>
+        <translation>建议的改动（{kind}）。依据：{evidence}
+留空：恢复为规则给出的建议。</translation>
+    </message>
+    <message>
+        <source>Split an insight of {n} runs</source>
+        <translation>已拆分一个含 {n} 个运行的洞察</translation>
+    </message>
+    <message>
+        <source>Merged two insights ({n} runs)</source>
+        <translation>已合并两个洞察（{n} 个运行）</translation>
+    </message>
+    <message>
+        <source>no category</source>
+        <translation>无类别</translation>
+    </message>
+    <message>
+        <source>Tagged the {n} runs of an insight as {category}</source>
+        <translation>已将一个洞察的 {n} 个运行标注为 {category}</translation>
+    </message>
+    <message>
+        <source>Accepted the categories of the {n} runs of an insight</source>
+        <translation>已接受一个洞察中 {n} 个运行的类别</translation>
+    </message>
+    <message>
+        <source>Rejected the categories of the {n} runs of an insight</source>
+        <translation>已拒绝一个洞察中 {n} 个运行的类别</translation>
+    </message>
+</context>
+<context>
     <name>InspectorPane</name>
     <message>
         <source>Select a run, a step or a finding to inspect it.</source>
@@ -1102,12 +1332,12 @@
         <translation>过期</translation>
     </message>
     <message>
-        <source>Stale</source>
-        <translation>过期</translation>
-    </message>
-    <message>
         <source>made by an older analysis version; Analysis ▸ Refresh stale analysis</source>
         <translation>由旧的分析版本生成；请使用 分析 ▸ 刷新过期分析</translation>
+    </message>
+    <message>
+        <source>Stale</source>
+        <translation>过期</translation>
     </message>
     <message>
         <source>Decisive step</source>
@@ -2120,6 +2350,32 @@
         <translation>本可省略却被重复发送：在之后的模型调用中约 {n} 个词元</translation>
     </message>
     <message>
+        <source>{level}: step {source} → step {target} ({rule})
+{evidence}</source>
+        <translation>{level}：步骤 {source} → 步骤 {target}（{rule}）
+{evidence}</translation>
+    </message>
+    <message>
+        <source>secondary</source>
+        <translation>次级</translation>
+    </message>
+    <message>
+        <source>tertiary</source>
+        <translation>三级</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已中止</translation>
+    </message>
+    <message>
+        <source>degraded</source>
+        <translation>已降级</translation>
+    </message>
+    <message>
+        <source>contained and recovered</source>
+        <translation>已控制并恢复</translation>
+    </message>
+    <message>
         <source>≈ tokens</source>
         <translation>≈ 令牌数</translation>
     </message>
@@ -2643,6 +2899,10 @@ Analyst: {author}</source>
     <message>
         <source>Tagging desk</source>
         <translation>标注台</translation>
+    </message>
+    <message>
+        <source>Insights</source>
+        <translation>洞察</translation>
     </message>
 </context>
 <context>

@@ -8,7 +8,9 @@ wasted steps (circles).
 All plots share one x axis (the step). Clicking anywhere on a plot selects the nearest step
 everywhere (through the session); hovering shows the step's summary. Drops of the value
 curve are shaded and the largest are labelled; the decisive step and the runner-up
-candidates are marked with vertical lines.
+candidates are marked with vertical lines. The causal chain of a failed run
+(:mod:`analyzer.insights.chains`) is drawn as arrows from the decisive step to the failures that
+follow from it, with the impact (stopped / degraded / recovered) at its end.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QCursor, QFont, QPalette
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
+from analyzer.insights.chains import CausalChain, causal_chain
 from analyzer.session import Selection, Session
 from ui.bridge import SessionBridge
 from ui.models.steps_list import analysis_fingerprint, parse_steps_list
@@ -47,6 +50,11 @@ RISK_CURVE = "#D97706"
 
 CONTEXT_WASTE = "#B45309"
 """Outline of token bars whose content later calls re-sent although it could have been dropped."""
+
+CHAIN_LANES = {"secondary": 0.97, "tertiary": 0.9}
+"""Height of the causal-chain arrows on the value plot, by link level."""
+
+IMPACT_COLORS = {"stopped": "#D64545", "degraded": "#D98E04", "recovered": "#2E9E5B"}
 
 pg.setConfigOptions(antialias=True)
 
@@ -107,6 +115,8 @@ class RunPlots(QWidget):
                                                 labelTextColor=fg, brush=pg.mkBrush(QColor(bg.red(), bg.green(), bg.blue(), 200)))
         self.legend.setColumnCount(4)
         self.cursor_lines = [pg.InfiniteLine(angle=90, movable=False, pen=_pen("#3D7DD8", 1.2)) for _ in range(2)]
+        self.chain: CausalChain | None = None
+        self.chain_items: list[Any] = []
         self.message = QLabel(self)
         self.message.setObjectName("plotMessage")
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -139,6 +149,8 @@ class RunPlots(QWidget):
         for p in (self.value_plot, self.tokens_plot):
             p.clear()
         self.legend.clear()
+        self.chain = None
+        self.chain_items = []
         tid = self.trace_id
         if tid is None:
             self.steps_x = np.zeros(0)
@@ -185,6 +197,7 @@ class RunPlots(QWidget):
 
         self._draw_markers(steps, findings, run)
         self._draw_signals(values, run)
+        self._draw_chain(tid, steps, findings, values, run)
         self._draw_tokens(steps, values)
         for line, plot in zip(self.cursor_lines, (self.value_plot, self.tokens_plot), strict=True):
             plot.addItem(line, ignoreBounds=True)
@@ -297,6 +310,40 @@ class RunPlots(QWidget):
                 self.tokens_plot.addItem(pg.ScatterPlotItem(
                     x=x[idx], y=tokens[idx], symbol="o", size=7, pen=_pen(CONTEXT_WASTE, 1.4),
                     brush=pg.mkBrush(255, 255, 255, 0)))
+
+    def _draw_chain(self, tid: str, steps: Any, findings: Any, values: Any, run: dict[str, Any]) -> None:
+        """Arrows of the run's causal chain (only failed runs with a decisive step)."""
+        self.chain = None
+        self.chain_items = []
+        decisive = run.get("decisive_step")
+        if decisive is None or run.get("outcome") == "success":
+            return
+        chain = causal_chain(tid, int(decisive), run.get("category"), steps, findings, values,
+                             run.get("rationale"))  # type: ignore[arg-type]
+        self.chain = chain
+        color = QColor(IMPACT_COLORS.get(chain.impact, DECISIVE))
+        for link in chain.links:
+            y = CHAIN_LANES.get(link.level, 0.9)
+            line = pg.PlotCurveItem(x=[float(link.source), float(link.target)], y=[y, y],
+                                    pen=pg.mkPen(color, width=1.8))
+            head = pg.ArrowItem(pos=(float(link.target), y), angle=180, headLen=11, tipAngle=35,
+                                pen=pg.mkPen(color), brush=pg.mkBrush(color))
+            tip = self.tr("{level}: step {source} → step {target} ({rule})\n{evidence}").format(
+                level=self.tr("secondary") if link.level == "secondary" else self.tr("tertiary"),
+                source=link.source, target=link.target, rule=link.rule, evidence=link.evidence)
+            head.setToolTip(tip)
+            for item in (line, head):
+                self.value_plot.addItem(item, ignoreBounds=True)
+                self.chain_items.append(item)
+        end = chain.links[-1].target if chain.links else chain.primary_step
+        impact = {"stopped": self.tr("stopped"), "degraded": self.tr("degraded"),
+                  "recovered": self.tr("contained and recovered")}.get(chain.impact, chain.impact)
+        label = pg.TextItem(impact, color=color, anchor=(0, 0.5))
+        label.setFont(self._small)
+        label.setToolTip(chain.impact_reason)
+        label.setPos(float(end) + 0.2, CHAIN_LANES["secondary"])
+        self.value_plot.addItem(label, ignoreBounds=True)
+        self.chain_items.append(label)
 
     def _draw_tokens(self, steps: Any, values: Any = None) -> None:
         if steps.height == 0:

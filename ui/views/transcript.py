@@ -25,11 +25,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from analyzer.insights.chains import run_chain
 from analyzer.session import Selection, Session
 from ui.bridge import SessionBridge
 from ui.i18n.labels import category_title, outcome_label
 from ui.models.steps_list import StepListModel, analysis_fingerprint, build_cards, search_steps
 from ui.theme import CATEGORY_COLORS, OUTCOME_COLORS
+from ui.views.chain_overlay import ChainOverlay
 from ui.views.step_delegate import StepCardDelegate
 
 
@@ -106,6 +108,7 @@ class TranscriptView(QWidget):
         self.list.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)  # stable width: heights stay cached
         self.list.setFrameShape(QListView.Shape.NoFrame)
         self.list.setSpacing(0)
+        self.chain_overlay = ChainOverlay(self.list)
         self.delegate.toggleRequested.connect(self.toggle_row)
         self.list.selectionModel().currentChanged.connect(self._on_current)
         self.list.selectionModel().selectionChanged.connect(self._on_selection)
@@ -150,6 +153,7 @@ class TranscriptView(QWidget):
     def show_run(self, trace_id: str | None) -> None:
         """Show a run (None: the placeholder)."""
         if trace_id is None:
+            self.chain_overlay.set_chain(None, [])
             self.model.set_cards(None, [])
             self.stack.setCurrentWidget(self.placeholder)
             self._show_header(None)
@@ -162,12 +166,22 @@ class TranscriptView(QWidget):
         finally:
             self._syncing = False
         self.stack.setCurrentWidget(self.list)
+        self._show_chain(trace_id, cards)
         self._show_header(trace_id)
         if self.search.text().strip():
             self._run_search()
         else:
             self._matches = []
             self.match_label.clear()
+
+    def _show_chain(self, trace_id: str, cards: list[Any]) -> None:
+        """Arrows of the run's causal chain (failed runs with a decisive step only)."""
+        run = self.session.run_row(trace_id) or {}
+        chain = None
+        if run.get("outcome") != "success" and run.get("decisive_step") is not None:
+            a = self.session.analysis
+            chain = run_chain(trace_id, a.runs, self.session.steps, a.findings, a.step_values)
+        self.chain_overlay.set_chain(chain, [c.step for c in cards])
 
     def reload(self) -> None:
         """Rebuild the cards of the shown run when its analysis or annotations changed."""

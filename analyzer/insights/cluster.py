@@ -1,0 +1,276 @@
+"""Group the decisive failures of a corpus into insights (similar failures across runs).
+
+Method (no fixed number of clusters):
+
+1. :func:`failure_table` takes every failed run with a decisive step and collects its taxonomy
+   category, the decisive step's text plus its evidence (quotes of findings on that step and the
+   run's rationale, clipped), and the tool or action involved (the step's tool, else the next
+   step's tool, else the step kind).
+2. :func:`cluster_failures` embeds the texts and appends a one-hot of the tool, weighted by
+   :attr:`InsightParams.tool_weight`. Runs are blocked by category (an insight has one category),
+   and each block is clustered by average-linkage agglomerative clustering on Euclidean distance
+   with a distance threshold (scikit-learn ``AgglomerativeClustering(distance_threshold=...)``).
+   For unit vectors ``d^2 = 2(1 - cos) + 2 w^2 [tools differ]``. Blocks larger than
+   :attr:`InsightParams.max_direct` are first reduced to k-means micro-clusters, whose centres are
+   then clustered the same way (so 10,000 runs stay fast and memory stays small).
+3. :class:`analyzer.insights.model.InsightSet` summarises each cluster.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from analyzer.embedding.base import Embedder
+from analyzer.jobs import Cancelled, CancelToken, NeverCancel, Progress, no_progress
+
+FAILURE_COLUMNS = ("trace_id", "model", "category", "decisive_step", "n_steps", "rel_position", "tool", "text", "task",
+                   "step_text", "evidence")
+"""Columns of :func:`failure_table`."""
+
+UNCATEGORISED = "other"
+
+EMBED_CHARS = 1500
+"""Step and task texts are embedded clipped exactly as the analysis clips them
+(``analyzer.pipeline.EMBED_CHARS``), so a cached embedder serves the analysis' vectors again."""
+
+
+@dataclass(frozen=True)
+class InsightParams:
+    """Knobs of the clustering (documented in ``docs/insights.md``).
+
+    Attributes:
+        distance_threshold: Average-linkage distance above which clusters are not merged.
+        tool_weight: Weight of the tool one-hot against the unit text embedding.
+        step_chars: Characters of the decisive step's text kept for naming.
+        evidence_chars: Characters of evidence (finding quotes, rationale) that are embedded and named from.
+        evidence_weight: Weight of the evidence embedding added to the step embedding.
+        max_direct: Largest block clustered directly; larger ones go through k-means micro-clusters.
+        remove_task: Project the embedding of the run's task out of the step embedding (and leave
+            the task's words out of the names), so runs group by how they failed, not by which
+            task they worked on (the same task run by several models would otherwise cluster).
+        task_chars: Characters of the task statement that are embedded.
+    """
+
+    distance_threshold: float = 1.15
+    tool_weight: float = 0.5
+    step_chars: int = 600
+    evidence_chars: int = 300
+    evidence_weight: float = 0.5
+    max_direct: int = 2500
+    remove_task: bool = True
+    task_chars: int = EMBED_CHARS
+
+
+def _clip(text: object, limit: int) -> str:
+    s = "" if text is None else str(text)
+    return s[:limit]
+
+
+def failure_table(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFrame,
+                  findings: pl.DataFrame | None = None, params: InsightParams | None = None) -> pl.DataFrame:
+    """One row per failed run with a decisive step: what the clustering looks at.
+
+    Args:
+        runs: Run attributions with ``trace_id``, ``decisive_step``, ``category`` and optionally
+            ``rationale`` (the analysis result's runs frame, or ``traces.csv``'s effective labels).
+        traces: Traces frame (``trace_id``, ``model``, ``n_steps``, ``outcome``).
+        steps: Steps frame (``trace_id``, ``step``, ``text``, ``tool_name``, ``kind``).
+        findings: Findings frame (``trace_id``, ``step``, ``evidence_quote``), or None.
+        params: Text limits.
+
+    Returns:
+        Frame with :data:`FAILURE_COLUMNS`, in the order of ``runs``. Only runs whose outcome is
+        ``failure`` (or unknown to the traces frame, null) are kept.
+    """
+    p = params or InsightParams()
+    cols = ["trace_id", "decisive_step", "category"] + (["rationale"] if "rationale" in runs.columns else [])
+    missing = [c for c in ("trace_id", "decisive_step", "category") if c not in runs.columns]
+    if missing:
+        raise ValueError(f"runs frame lacks column(s) {missing}")
+    base = (runs.select(cols).unique("trace_id", keep="last", maintain_order=True)
+            .filter(pl.col("decisive_step").is_not_null()))
+    tcols = [c for c in ("trace_id", "model", "n_steps", "outcome", "task") if c in traces.columns]
+    base = base.join(traces.select(tcols).unique("trace_id", keep="last"), on="trace_id", how="left",
+                     maintain_order="left")
+    if "outcome" in base.columns:  # failed runs (a corpus without outcomes counts every attributed run)
+        base = base.filter(pl.col("outcome").is_null() | (pl.col("outcome") == "failure"))
+    st = steps.select("trace_id", "step", "text", "tool_name", "kind")
+    at = st.rename({"text": "_text", "tool_name": "_tool", "kind": "_kind"})
+    nxt = st.select("trace_id", (pl.col("step") - 1).alias("step"), pl.col("tool_name").alias("_next_tool"))
+    base = (base.join(at, left_on=["trace_id", "decisive_step"], right_on=["trace_id", "step"], how="left",
+                      maintain_order="left")
+            .join(nxt, left_on=["trace_id", "decisive_step"], right_on=["trace_id", "step"], how="left",
+                  maintain_order="left"))
+    if findings is not None and findings.height and "evidence_quote" in findings.columns:
+        quotes = (findings.filter(pl.col("evidence_quote").is_not_null())
+                  .group_by(["trace_id", "step"]).agg(pl.col("evidence_quote").str.join(" ").alias("_quotes")))
+        base = base.join(quotes, left_on=["trace_id", "decisive_step"], right_on=["trace_id", "step"], how="left",
+                         maintain_order="left")
+    else:
+        base = base.with_columns(pl.lit(None, pl.Utf8).alias("_quotes"))
+    if "rationale" not in base.columns:
+        base = base.with_columns(pl.lit(None, pl.Utf8).alias("rationale"))
+    for c, dtype in (("model", pl.Utf8), ("n_steps", pl.Int64), ("task", pl.Utf8)):
+        if c not in base.columns:
+            base = base.with_columns(pl.lit(None, dtype).alias(c))
+    evidence = pl.concat_str([pl.col("_quotes").fill_null(""), pl.col("rationale").fill_null("")], separator=" ")
+    return base.select(
+        pl.col("trace_id").cast(pl.Utf8),
+        pl.col("model").cast(pl.Utf8).fill_null("unknown"),
+        pl.col("category").cast(pl.Utf8).fill_null(UNCATEGORISED),
+        pl.col("decisive_step").cast(pl.Int64),
+        pl.col("n_steps").cast(pl.Int64),
+        (pl.col("decisive_step") / pl.max_horizontal(pl.col("n_steps").fill_null(1) - 1, pl.lit(1)))
+        .clip(0.0, 1.0).cast(pl.Float64).alias("rel_position"),
+        pl.coalesce(pl.col("_tool"), pl.col("_next_tool"), pl.col("_kind"), pl.lit("step")).cast(pl.Utf8).alias("tool"),
+        pl.concat_str([pl.col("_text").fill_null("").str.slice(0, p.step_chars),
+                       evidence.str.slice(0, p.evidence_chars)], separator="\n").alias("text"),
+        pl.col("task").cast(pl.Utf8).fill_null("").str.slice(0, p.task_chars).alias("task"),
+        pl.col("_text").cast(pl.Utf8).fill_null("").str.slice(0, EMBED_CHARS).alias("step_text"),
+        evidence.str.strip_chars().str.slice(0, p.evidence_chars).alias("evidence"),
+    )
+
+
+def feature_matrix(failures: pl.DataFrame, embedder: Embedder, params: InsightParams | None = None,
+                   ) -> npt.NDArray[np.float32]:
+    """Text embedding plus weighted tool one-hot, one row per failure.
+
+    The text embedding is ``normalize(step + evidence_weight * evidence)``, with the task's
+    direction projected out when ``remove_task``. Each distinct text is embedded once.
+    """
+    p = params or InsightParams()
+    texts = failures["step_text"].fill_null("").to_list()
+    emb = _embed_unique(embedder, texts)
+    if p.evidence_weight:
+        emb = emb + p.evidence_weight * _embed_unique(embedder, failures["evidence"].fill_null("").to_list())
+    tools = failures["tool"].fill_null("").to_list()
+    vocab = {t: i for i, t in enumerate(sorted(set(tools)))}
+    onehot = np.zeros((len(tools), max(len(vocab), 1)), dtype=np.float32)
+    for row, t in enumerate(tools):
+        onehot[row, vocab[t]] = p.tool_weight
+    emb = _unit(emb)
+    if p.remove_task and len(texts):
+        task_emb = _embed_unique(embedder, failures["task"].fill_null("").to_list())
+        emb = _unit(emb - np.sum(emb * task_emb, axis=1, keepdims=True) * task_emb)
+    return np.ascontiguousarray(np.hstack([emb, onehot]), dtype=np.float32)
+
+
+def _unit(x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return np.asarray(x / norms, dtype=np.float32)
+
+
+def _embed_unique(embedder: Embedder, texts: list[str]) -> npt.NDArray[np.float32]:
+    """Embeddings of ``texts`` (each distinct non-blank text once; blank texts get zero rows)."""
+    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+    unique = sorted({t for t in texts if t.strip()})
+    if not unique:
+        return out
+    vecs = np.asarray(embedder.embed(unique), dtype=np.float32)
+    index = {t: i for i, t in enumerate(unique)}
+    rows = [r for r, t in enumerate(texts) if t.strip()]
+    out[rows] = vecs[[index[texts[r]] for r in rows]]
+    return out
+
+
+def _agglomerate(x: npt.NDArray[np.float32], threshold: float) -> npt.NDArray[np.int64]:
+    from sklearn.cluster import AgglomerativeClustering
+
+    if len(x) < 2:
+        return np.zeros(len(x), dtype=np.int64)
+    model = AgglomerativeClustering(n_clusters=None, distance_threshold=threshold, linkage="average",
+                                    metric="euclidean")
+    return np.asarray(model.fit_predict(x), dtype=np.int64)
+
+
+def cluster_block(x: npt.NDArray[np.float32], params: InsightParams | None = None, seed: int = 0,
+                  ) -> npt.NDArray[np.int64]:
+    """Cluster labels (0..k-1) of one block of feature rows.
+
+    Blocks up to ``params.max_direct`` rows are clustered directly; larger ones are reduced to
+    ``max_direct // 2`` k-means micro-clusters whose centres are clustered, and every row takes
+    the label of its micro-cluster.
+    """
+    p = params or InsightParams()
+    if len(x) <= p.max_direct:
+        return _agglomerate(x, p.distance_threshold)
+    from sklearn.cluster import MiniBatchKMeans
+
+    k = max(2, p.max_direct // 2)
+    km = MiniBatchKMeans(n_clusters=k, random_state=seed, n_init=1, batch_size=2048)
+    micro = np.asarray(km.fit_predict(x), dtype=np.int64)
+    centres = np.asarray(km.cluster_centers_, dtype=np.float32)
+    used = np.unique(micro)
+    top = _agglomerate(centres[used], p.distance_threshold)
+    lookup = np.zeros(k, dtype=np.int64)
+    lookup[used] = top
+    return lookup[micro]
+
+
+def insight_id(category: str, members: Sequence[str]) -> str:
+    """Stable id of a group of runs: ``ins-`` plus a hash of its category and sorted member ids."""
+    h = hashlib.blake2b(digest_size=5)
+    h.update(category.encode("utf-8", "surrogatepass"))
+    for m in sorted(members):
+        h.update(b"\x00" + m.encode("utf-8", "surrogatepass"))
+    return "ins-" + h.hexdigest()
+
+
+def cluster_failures(failures: pl.DataFrame, features: npt.NDArray[np.float32],
+                     params: InsightParams | None = None, progress: Progress = no_progress,
+                     cancel: CancelToken | None = None) -> list[str]:
+    """Insight id of every failure row (clusters within each category block).
+
+    Args:
+        failures: :func:`failure_table` output.
+        features: :func:`feature_matrix` rows of the same failures.
+        params: Clustering knobs.
+        progress: Called once per category block.
+        cancel: Checked between blocks.
+
+    Returns:
+        One insight id per row of ``failures``.
+
+    Raises:
+        Cancelled: When ``cancel`` asks to stop.
+    """
+    if len(features) != failures.height:
+        raise ValueError(f"{len(features)} feature rows for {failures.height} failures")
+    token = cancel or NeverCancel()
+    ids = failures["trace_id"].to_list()
+    cats = failures["category"].to_list()
+    out: list[str] = [""] * len(ids)
+    blocks: dict[str, list[int]] = {}
+    for i, c in enumerate(cats):
+        blocks.setdefault(c, []).append(i)
+    for done, (cat, rows) in enumerate(sorted(blocks.items())):
+        if token.cancelled:
+            raise Cancelled()
+        progress(done, len(blocks), cat)
+        labels = cluster_block(features[rows], params)
+        groups: dict[int, list[int]] = {}
+        for r, lab in zip(rows, labels.tolist(), strict=True):
+            groups.setdefault(int(lab), []).append(r)
+        for members in groups.values():
+            iid = insight_id(cat, [ids[r] for r in members])
+            for r in members:
+                out[r] = iid
+    progress(len(blocks), len(blocks), "done")
+    return out
+
+
+def split_labels(features: npt.NDArray[np.float32]) -> npt.NDArray[np.int64]:
+    """Two-way split of one insight's members (average linkage, two clusters)."""
+    from sklearn.cluster import AgglomerativeClustering
+
+    if len(features) < 2:
+        raise ValueError("an insight with fewer than two runs cannot be split")
+    model = AgglomerativeClustering(n_clusters=2, linkage="average", metric="euclidean")
+    return np.asarray(model.fit_predict(features), dtype=np.int64)

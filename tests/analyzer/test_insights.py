@@ -1,0 +1,202 @@
+"""Insights: planted failure patterns are recovered; summaries, edits and the failure table."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from planted_insights import MODELS, PATTERNS, planted_corpus
+from sklearn.metrics import adjusted_rand_score
+
+from analyzer.analysis.result import RUN_COLUMNS
+from analyzer.embedding import HashingEmbedder, load_embedder
+from analyzer.frames.build import frame_from_rows
+from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS
+from analyzer.insights import INSIGHT_COLUMNS, InsightSet, compute_insights, failure_table
+from analyzer.jobs import CancelFlag, Cancelled
+
+
+@pytest.fixture(scope="module")
+def corpus():  # type: ignore[no-untyped-def]
+    return planted_corpus(200, seed=0)
+
+
+@pytest.fixture(scope="module")
+def hashed(corpus) -> InsightSet:  # type: ignore[no-untyped-def]
+    return compute_insights(corpus.runs, corpus.traces, corpus.steps, HashingEmbedder())
+
+
+def _ari(corpus, iset: InsightSet) -> float:  # type: ignore[no-untyped-def]
+    ids = iset.failures["trace_id"].to_list()
+    return float(adjusted_rand_score([corpus.pattern[i] for i in ids], iset.labels))
+
+
+def test_planted_corpus_shape(corpus) -> None:  # type: ignore[no-untyped-def]
+    assert corpus.traces.height == 200
+    assert set(corpus.traces["model"]) == set(MODELS)
+    assert set(corpus.pattern.values()) == {p.name for p in PATTERNS}
+    # neither category nor tool alone separates the patterns
+    cats = {p.category for p in PATTERNS}
+    tools = {p.tool for p in PATTERNS}
+    assert len(cats) < len(PATTERNS) and len(tools) < len(PATTERNS)
+
+
+def test_planted_patterns_recovered_with_hashing(corpus, hashed: InsightSet) -> None:  # type: ignore[no-untyped-def]
+    assert hashed.failures.height == 200
+    assert _ari(corpus, hashed) >= 0.8
+
+
+@pytest.mark.slow
+def test_planted_patterns_recovered_with_minilm(corpus) -> None:  # type: ignore[no-untyped-def]
+    iset = compute_insights(corpus.runs, corpus.traces, corpus.steps, load_embedder(cache=False))
+    assert _ari(corpus, iset) >= 0.8
+
+
+def test_insight_summaries(corpus, hashed: InsightSet) -> None:  # type: ignore[no-untyped-def]
+    biggest = hashed.insights[0]
+    assert biggest.size == max(i.size for i in hashed.insights)
+    assert sum(i.size for i in hashed.insights) == 200
+    for ins in hashed.insights:
+        assert len(ins.representatives) == min(3, ins.size)
+        assert set(ins.representatives) <= set(ins.members)
+        assert ins.median_position is not None and 0.0 <= ins.median_position <= 1.0
+        assert all(0.0 < s <= 1.0 for s in ins.share_by_model.values())
+        assert ins.name.startswith(("Environment failure", "False success", "Hallucination"))
+        assert ins.terms
+    # the timeout pattern is named from its shared words
+    timeout = next(i for i in hashed.insights if i.category == "environment_failure" and i.size > 20)
+    assert {"timeout", "gateway", "timed"} & set(timeout.terms)
+    # per model shares add up to one over the insights
+    for model in MODELS:
+        assert sum(i.share_by_model.get(model, 0.0) for i in hashed.insights) == pytest.approx(1.0)
+
+
+def test_insights_table_columns(hashed: InsightSet) -> None:
+    table = hashed.table()
+    assert table.columns == [c.name for c in INSIGHT_COLUMNS]
+    assert table.height == len(hashed)
+    assert table["size"].sum() == 200
+    runs = hashed.run_column()
+    assert runs.height == 200 and set(runs["insight"]) == set(table["insight"])
+
+
+def test_rename_merge_split(hashed: InsightSet) -> None:
+    a, b = hashed.insights[0], hashed.insights[1]
+    renamed = hashed.rename(a.id, "  Spreadsheet inventions ")
+    got = renamed.get(a.id)
+    assert got is not None and got.name == "Spreadsheet inventions" and got.named_by == "analyst"
+    assert renamed.rename(a.id, "").get(a.id).named_by == "auto"  # type: ignore[union-attr]
+
+    merged = renamed.merge(a.id, b.id)
+    assert len(merged) == len(hashed) - 1
+    new = merged.insights[0]
+    assert new.size == a.size + b.size and new.name == "Spreadsheet inventions"
+    assert merged.get(a.id) is None and merged.get(b.id) is None
+
+    split = merged.split(new.id)
+    assert len(split) == len(hashed)
+    sizes = sorted(i.size for i in split.insights)
+    assert sorted(i.size for i in hashed.insights) == sizes  # the merge is undone by the split
+    with pytest.raises(KeyError):
+        hashed.split("ins-nope")
+    with pytest.raises(ValueError):
+        hashed.merge(a.id, a.id)
+
+
+def test_with_saved_overlay(hashed: InsightSet) -> None:
+    a = hashed.insights[0]
+    moved = a.members[:5]
+    saved = hashed.with_saved({m: "ins-saved" for m in moved} | {"not-in-corpus": "ins-x"}, {"ins-saved": "Mine"})
+    got = saved.get("ins-saved")
+    assert got is not None and got.size == 5 and got.name == "Mine"
+    assert saved.get("ins-x") is None
+    assert saved.get(a.id).size == a.size - 5  # type: ignore[union-attr]
+
+
+def test_decisive_targets(hashed: InsightSet) -> None:
+    ins = hashed.insights[0]
+    targets = hashed.decisive_targets(ins.id)
+    assert len(targets) == ins.size and all(isinstance(s, int) for _, s in targets)
+
+
+def test_failure_table_rules() -> None:
+    traces = frame_from_rows([
+        {"trace_id": "a", "model": "m", "outcome": "failure", "n_steps": 3},
+        {"trace_id": "b", "model": "m", "outcome": "success", "n_steps": 3},
+        {"trace_id": "c", "model": None, "outcome": "failure", "n_steps": 1},
+        {"trace_id": "d", "model": "m", "outcome": "unknown", "n_steps": 1},
+    ], TRACE_COLUMNS)
+    steps = frame_from_rows([
+        {"trace_id": "a", "step": 0, "text": "think", "kind": "thought"},
+        {"trace_id": "a", "step": 1, "text": "I will search", "kind": "thought"},
+        {"trace_id": "a", "step": 2, "text": "call", "kind": "tool_call", "tool_name": "search"},
+        {"trace_id": "b", "step": 0, "text": "x", "kind": "thought"},
+        {"trace_id": "c", "step": 0, "text": "only", "kind": "message"},
+        {"trace_id": "d", "step": 0, "text": "?", "kind": "message"},
+    ], STEP_COLUMNS)
+    runs = frame_from_rows([
+        {"trace_id": "a", "decisive_step": 1, "category": "planning_error", "rationale": "chose search"},
+        {"trace_id": "b", "decisive_step": 0, "category": "other"},
+        {"trace_id": "c", "decisive_step": 0, "category": None},
+        {"trace_id": "d", "decisive_step": 0, "category": "other"},
+    ], RUN_COLUMNS)
+    ft = failure_table(runs, traces, steps)
+    assert ft["trace_id"].to_list() == ["a", "c"]  # the successful and the unknown-outcome runs are left out
+    row = ft.row(0, named=True)
+    assert row["tool"] == "search"  # the decisive thought's next tool call
+    assert row["rel_position"] == pytest.approx(0.5)
+    assert "I will search" in row["text"] and "chose search" in row["text"]
+    c = ft.row(1, named=True)
+    assert c["tool"] == "message" and c["category"] == "other" and c["model"] == "unknown"
+    assert c["rel_position"] == 0.0
+    with pytest.raises(ValueError, match="decisive_step"):
+        failure_table(runs.drop("decisive_step"), traces, steps)
+
+
+def test_empty_corpus() -> None:
+    empty = pl.DataFrame(schema={"trace_id": pl.Utf8, "decisive_step": pl.Int64, "category": pl.Utf8})
+    iset = compute_insights(empty, frame_from_rows([], TRACE_COLUMNS), frame_from_rows([], STEP_COLUMNS),
+                            HashingEmbedder())
+    assert len(iset) == 0 and iset.table().height == 0 and iset.run_column().height == 0
+
+
+def test_cancel(corpus) -> None:  # type: ignore[no-untyped-def]
+    flag = CancelFlag()
+    flag.cancel()
+    with pytest.raises(Cancelled):
+        compute_insights(corpus.runs, corpus.traces, corpus.steps, HashingEmbedder(), cancel=flag)
+
+
+def test_recommendations_follow_the_documented_rules(hashed: InsightSet) -> None:
+    kinds = {i.category: i.recommendation.kind for i in hashed.insights if i.size > 20}
+    assert kinds["environment_failure"] == "infrastructure"
+    assert kinds["false_success"] == "verification"
+    # invented file contents at read_file: the tool dominates a hallucination -> its description
+    hall = [i for i in hashed.insights if i.category == "hallucination" and i.size > 20]
+    assert {i.recommendation.kind for i in hall} == {"tool_description"}
+    assert all(i.recommendation.evidence and i.recommendation.by == "rule" for i in hashed.insights)
+    edited = hashed.recommend_text(hall[0].id, "Make read_file say it returns raw text")
+    got = edited.get(hall[0].id)
+    assert got is not None and got.recommendation.by == "analyst" and got.recommendation.kind == "tool_description"
+    row = edited.table().filter(pl.col("insight") == hall[0].id).row(0, named=True)
+    assert row["recommendation"] == "Make read_file say it returns raw text" and row["recommended_by"] == "analyst"
+    assert edited.recommend_text(hall[0].id, "").get(hall[0].id).recommendation.by == "rule"  # type: ignore[union-attr]
+
+
+def test_model_rule_and_system_prompt_fallback() -> None:
+    from analyzer.insights.recommend import recommend
+
+    rec = recommend("planning_error", 10, {"a": 9, "b": 1}, {"a": 0.6, "b": 0.05}, 3, [("thought", 10)], [], 4.0)
+    assert rec.kind == "model" and "a" in rec.text and "9 of its 10" in rec.evidence
+    rec = recommend("goal_drift", 10, {"a": 5, "b": 5}, {"a": 0.3, "b": 0.3}, 2, [("thought", 10)], ["plan"], 4.0)
+    assert rec.kind == "system_prompt" and "step 4" in rec.text
+    rec = recommend("planning_error", 6, {"a": 3, "b": 3}, {"a": 0.3, "b": 0.3}, 2, [("search", 2)],
+                    ["invalid", "argument"], None)
+    assert rec.kind == "tool_description" and "search" in rec.text
+
+
+def test_step_texts_are_clipped_like_the_analysis() -> None:
+    """The analysis' cached step and task embeddings serve the insights again (same text keys)."""
+    from analyzer.insights.cluster import EMBED_CHARS
+    from analyzer.pipeline import EMBED_CHARS as PIPELINE_CHARS
+
+    assert EMBED_CHARS == PIPELINE_CHARS
