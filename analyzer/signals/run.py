@@ -42,6 +42,24 @@ class SignalOutput:
     run_values: dict[str, Any] = field(default_factory=dict)
 
 
+class SignalDetector:
+    """Base of a signal detector: it declares the signals phase, and calling it gives the findings.
+
+    Subclasses implement :meth:`analyse`, which returns the findings together with the step and
+    run values (``SignalOutput``).
+    """
+
+    phase = SIGNALS_PHASE
+
+    def __call__(self, trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
+        """Findings only (the detector protocol)."""
+        return self.analyse(trajectory, ctx).findings
+
+    def analyse(self, trajectory: Trajectory, ctx: DetectionContext) -> SignalOutput:
+        """Findings, per-step and per-run values of one run."""
+        raise NotImplementedError
+
+
 @dataclass
 class SignalRun:
     """Merged output of every signals detector on one run, and their problems."""

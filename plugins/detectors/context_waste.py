@@ -34,7 +34,7 @@ from analyzer.detection.text import (
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
-from analyzer.signals.run import SIGNALS_PHASE, SignalOutput
+from analyzer.signals.run import SignalDetector, SignalOutput
 from analyzer.taxonomy import Category
 from plugins.detectors._signals import est_tokens, has_traceback, normalised
 
@@ -81,14 +81,8 @@ def droppable_from(steps: list[Step]) -> dict[int, tuple[int, str]]:
     return out
 
 
-class ContextWaste:
+class ContextWaste(SignalDetector):
     """The context-waste signal detector."""
-
-    phase = SIGNALS_PHASE
-
-    def __call__(self, trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
-        """Findings only."""
-        return self.analyse(trajectory, ctx).findings
 
     def analyse(self, trajectory: Trajectory, ctx: DetectionContext) -> SignalOutput:
         """Droppable tokens per step, cumulative saveable tokens, and the run's totals."""

@@ -40,7 +40,7 @@ from analyzer.detection.text import (
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Outcome, Step, Trajectory
-from analyzer.signals.run import SIGNALS_PHASE, SignalOutput
+from analyzer.signals.run import SignalDetector, SignalOutput
 from analyzer.taxonomy import Category
 from plugins.detectors._signals import EDIT_RE, action_text, observation_after, prose
 
@@ -162,14 +162,8 @@ def _result_exists(steps: list[Step]) -> tuple[int, str] | None:
     return None
 
 
-class MissedCheck:
+class MissedCheck(SignalDetector):
     """The "where a check would have caught it" signal detector."""
-
-    phase = SIGNALS_PHASE
-
-    def __call__(self, trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
-        """Findings only."""
-        return self.analyse(trajectory, ctx).findings
 
     def analyse(self, trajectory: Trajectory, ctx: DetectionContext) -> SignalOutput:
         """Earliest check per kind on a failed run; the run columns name the earliest of all."""

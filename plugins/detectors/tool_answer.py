@@ -36,7 +36,7 @@ from analyzer.detection.text import (
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
-from analyzer.signals.run import SIGNALS_PHASE, SignalOutput
+from analyzer.signals.run import SignalDetector, SignalOutput
 from analyzer.taxonomy import Category
 from plugins.detectors._signals import has_traceback, observation_before, prose, slope
 
@@ -114,14 +114,8 @@ def score_step(steps: list[Step], i: int) -> tuple[float, float, str] | None:
     return understood, used, why
 
 
-class ToolAnswer:
+class ToolAnswer(SignalDetector):
     """The tool-answer understanding/use signal detector."""
-
-    phase = SIGNALS_PHASE
-
-    def __call__(self, trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
-        """Findings only."""
-        return self.analyse(trajectory, ctx).findings
 
     def analyse(self, trajectory: Trajectory, ctx: DetectionContext) -> SignalOutput:
         """Per-step scores, their means and trends, and findings on misread outputs."""

@@ -30,7 +30,7 @@ from analyzer.detection.text import (
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Trajectory
-from analyzer.signals.run import SIGNALS_PHASE, SignalOutput
+from analyzer.signals.run import SignalDetector, SignalOutput
 from analyzer.taxonomy import Category
 from plugins.detectors._signals import (
     EDIT_RE,
@@ -51,14 +51,8 @@ def _out(trajectory: Trajectory, i: int) -> str | None:
     return normalised(o.text[:_OBS_CHARS]) if o is not None else None
 
 
-class WastedSteps:
+class WastedSteps(SignalDetector):
     """The wasted-steps signal detector."""
-
-    phase = SIGNALS_PHASE
-
-    def __call__(self, trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
-        """Findings only."""
-        return self.analyse(trajectory, ctx).findings
 
     def analyse(self, trajectory: Trajectory, ctx: DetectionContext) -> SignalOutput:
         """Per-step ``wasted`` reason, per-run count and share."""
