@@ -3,7 +3,7 @@ r"""Fit the decisive-step ranker on a labelled development set, with cross-valid
 Usage::
 
     python -m analyzer.attribution.fit ../shared/datasets/who_and_when/Algorithm-Generated \\
-        [--embedder] [--judge NAME|FILE.gguf] [--out analyzer/attribution/params/ranker-v1.json]
+        [--embedder] [--judge NAME|FILE.gguf] [--out FILE.json]
 
 The model is a conditional logit (softmax over the steps of a run) on standardised
 features, with an L2 penalty chosen by inner cross-validation; the temperature of the
@@ -12,6 +12,10 @@ outer 5-fold cross-validated (nested), so they are held-out numbers. With ``--ju
 judge scores the top-K held-out candidates of every run and the weight of its log-odds is
 chosen by cross-validation over runs as well. Gold labels are read here (training) and
 nowhere in the analysis.
+
+This is the fit *within one system* (what ``trajscope eval --cv`` refits per fold). The shipped
+weights are the transfer fit (:func:`fit_transfer`) on every development set, written by
+``trajscope eval suite ROOT --write-params FILE``.
 """
 
 from __future__ import annotations
@@ -490,7 +494,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m analyzer.attribution.fit", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("paths", nargs="+", type=Path, help="labelled development files/folders")
-    ap.add_argument("--out", type=Path, default=Path(__file__).parent / "params" / f"{PARAMS_VERSION}.json")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="write an in-set params file here (the shipped params come from "
+                         "`trajscope eval suite ROOT --write-params`, fitted on every development set)")
     ap.add_argument("--embedder", action="store_true", help="use the real embedder (alignment features)")
     ap.add_argument("--judge", help="judge model name or GGUF path: fit the judge re-ranking weight")
     ap.add_argument("--top-k", type=int, default=3, help="candidates the judge re-ranks")
@@ -551,7 +557,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     largest = sorted(zip(FEATURE_NAMES, fitted.weights, strict=True), key=lambda kv: -abs(kv[1]))[:12]
     print(f"agent temperature: {temperature}")
     print("largest weights: " + ", ".join(f"{n}={v:+.2f}" for n, v in largest))
-    if not args.dry_run:
+    if not args.dry_run and args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(params.to_json(), indent=1) + "\n", encoding="utf-8")
         print(f"wrote {args.out}")

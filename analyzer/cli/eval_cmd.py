@@ -137,6 +137,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"trajscope eval {args.set_name}: give the set's folder", file=sys.stderr)
         return 2
     notes: list[str] = []
+    if args.judge:
+        notes.append("--judge is used with --full-pipeline only; these modes rank without the judge")
     args.no_judge = True
     _, embedder = load_models(args, notes)
     for n in notes:
