@@ -28,6 +28,7 @@ import polars as pl
 
 from analyzer.embedding.base import Embedder
 from analyzer.jobs import Cancelled, CancelToken, NeverCancel, Progress, no_progress
+from analyzer.metrics.model_names import normalise_model
 
 FAILURE_COLUMNS = ("trace_id", "model", "category", "decisive_step", "n_steps", "rel_position", "tool", "text", "task",
                    "step_text", "evidence")
@@ -122,7 +123,7 @@ def failure_table(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFrame,
     evidence = pl.concat_str([pl.col("_quotes").fill_null(""), pl.col("rationale").fill_null("")], separator=" ")
     return base.select(
         pl.col("trace_id").cast(pl.Utf8),
-        pl.col("model").cast(pl.Utf8).fill_null("unknown"),
+        pl.col("model").cast(pl.Utf8).map_elements(normalise_model, return_dtype=pl.Utf8).fill_null("unknown"),
         pl.col("category").cast(pl.Utf8).fill_null(UNCATEGORISED),
         pl.col("decisive_step").cast(pl.Int64),
         pl.col("n_steps").cast(pl.Int64),
