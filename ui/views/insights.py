@@ -51,7 +51,27 @@ def _pct(x: float | None) -> str:
     return "–" if x is None else f"{x * 100:.0f}%"
 
 
-class InsightsModel(QAbstractTableModel):
+class _TranslatedHeaderModel(QAbstractTableModel):
+    """A flat table model over a list (``_rows``) with translated ``HEADERS`` (context "Insights")."""
+
+    HEADERS: tuple[str, ...] = ()
+
+    def _rows(self) -> list[Any]:
+        raise NotImplementedError
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows())
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return QCoreApplication.translate("Insights", self.HEADERS[section])
+        return None
+
+
+class InsightsModel(_TranslatedHeaderModel):
     """The insights of an :class:`InsightSet`, largest first."""
 
     HEADERS = (QT_TRANSLATE_NOOP("Insights", "Insight"), QT_TRANSLATE_NOOP("Insights", "Category"),
@@ -70,16 +90,8 @@ class InsightsModel(QAbstractTableModel):
         self.total = iset.failures.height if iset is not None else 0
         self.endResetModel()
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.items)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return QCoreApplication.translate("Insights", self.HEADERS[section])
-        return None
+    def _rows(self) -> list[Any]:
+        return self.items
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or index.row() >= len(self.items):
@@ -107,7 +119,7 @@ class InsightsModel(QAbstractTableModel):
         return None
 
 
-class InsightRunsModel(QAbstractTableModel):
+class InsightRunsModel(_TranslatedHeaderModel):
     """The runs of one insight (representatives first)."""
 
     HEADERS = (QT_TRANSLATE_NOOP("Insights", "Run"), QT_TRANSLATE_NOOP("Insights", "Model"),
@@ -124,16 +136,8 @@ class InsightRunsModel(QAbstractTableModel):
         self.rows = rows
         self.endResetModel()
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return QCoreApplication.translate("Insights", self.HEADERS[section])
-        return None
+    def _rows(self) -> list[Any]:
+        return self.rows
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or index.row() >= len(self.rows):
