@@ -152,6 +152,24 @@ class Fitted:
         return total
 
 
+def clogit_nll(zs: Sequence[np.ndarray], offsets: Sequence[np.ndarray], golds: Sequence[int],
+               w: np.ndarray) -> tuple[float, np.ndarray]:
+    """Summed conditional-logit negative log-likelihood of runs and its gradient in ``w``.
+
+    Each run's scores are ``z @ w + offset``; the loss is ``logsumexp(scores) - scores[gold]``.
+    """
+    total = 0.0
+    grad = np.zeros(w.shape[0])
+    for z, off, g in zip(zs, offsets, golds, strict=True):
+        sc = z @ w + off
+        m = sc.max()
+        e = np.exp(sc - m)
+        p = e / e.sum()
+        total += float(m + np.log(e.sum()) - sc[g])
+        grad += z.T @ p - z[g]
+    return total, grad
+
+
 def fit_clogit(runs: Sequence[TrainingRun], l2: float, evidence_weight: float | None = None,
                features: Sequence[str] | None = None) -> Fitted:
     """Fit conditional-logit weights by L-BFGS (L2 penalty ``l2`` on standardised weights).
@@ -170,16 +188,8 @@ def fit_clogit(runs: Sequence[TrainingRun], l2: float, evidence_weight: float | 
     golds = [r.gold_step for r in runs]
 
     def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
-        total = 0.5 * l2 * float(w @ w)
-        grad = l2 * w
-        for z, g, off in zip(zs, golds, offsets, strict=True):
-            s = z @ w + off
-            m = s.max()
-            e = np.exp(s - m)
-            p = e / e.sum()
-            total += float(m + np.log(e.sum()) - s[g])
-            grad = grad + z.T @ p - z[g]
-        return total, grad
+        total, grad = clogit_nll(zs, offsets, golds, w)
+        return total + 0.5 * l2 * float(w @ w), grad + l2 * w
 
     w0 = np.zeros(len(FEATURE_NAMES))
     res = minimize(loss, w0, jac=True, method="L-BFGS-B", options={"maxiter": 500})
@@ -240,15 +250,9 @@ def fit_transfer(groups: Sequence[Sequence[TrainingRun]], l2: float = TRANSFER_L
         losses = np.zeros(len(data))
         grads = np.zeros((len(data), d))
         for k, (zs, offs, golds) in enumerate(data):
-            for z, off, g in zip(zs, offs, golds, strict=True):
-                sc = z @ w + off
-                m = sc.max()
-                e = np.exp(sc - m)
-                p = e / e.sum()
-                losses[k] += float(m + np.log(e.sum()) - sc[g])
-                grads[k] += z.T @ p - z[g]
-            losses[k] /= len(golds)
-            grads[k] /= len(golds)
+            total, grad = clogit_nll(zs, offs, golds, w)
+            losses[k] = total / len(golds)
+            grads[k] = grad / len(golds)
         top = losses.max()
         a = np.exp((losses - top) / tau)
         value = top + tau * float(np.log(a.sum()))
@@ -287,17 +291,12 @@ def _fit_where_present(groups: Sequence[Sequence[TrainingRun]], mu: np.ndarray, 
     offs = [z @ w + offset(r.features) for z, r in zip(zs, runs, strict=True)]
     sub = [z[:, present] for z in zs]
 
+    golds = [r.gold_step for r in runs]
+
     def loss(v: np.ndarray) -> tuple[float, np.ndarray]:
-        total = 0.5 * reg * len(runs) * float(v @ v)
-        grad = reg * len(runs) * v
-        for z, off, r in zip(sub, offs, runs, strict=True):
-            sc = z @ v + off
-            m = sc.max()
-            e = np.exp(sc - m)
-            p = e / e.sum()
-            total += float(m + np.log(e.sum()) - sc[r.gold_step])
-            grad = grad + z.T @ p - z[r.gold_step]
-        return total, grad
+        total, grad = clogit_nll(sub, offs, golds, v)
+        lam = reg * len(runs)
+        return total + 0.5 * lam * float(v @ v), grad + lam * v
 
     res = minimize(loss, np.zeros(len(present)), jac=True, method="L-BFGS-B", options={"maxiter": 200})
     out = w.copy()
