@@ -63,8 +63,6 @@ def _worker(conn: Connection, importer_id: str, seeds: list[int], memory_bytes: 
     import warnings
 
     warnings.simplefilter("ignore")  # zipfile warns on the duplicated members the mutations write
-    if memory_bytes > 0:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, resource.getrlimit(resource.RLIMIT_AS)[1]))
     from analyzer.plugin_host.registry import default_host
 
     host = default_host()
@@ -72,6 +70,8 @@ def _worker(conn: Connection, importer_id: str, seeds: list[int], memory_bytes: 
     samples = fuzzing.load_samples(fuzzing.samples_by_importer(host).get(importer_id, []))
     default_name = fuzzing.fuzz_name(spec)
     with tempfile.TemporaryDirectory(prefix="trajscope-fuzz-") as tmp:
+        if memory_bytes > 0:
+            _cap_growth(Path(tmp), spec, host, samples, default_name, memory_bytes)
         for seed in seeds:
             name, data, _what = fuzzing.make_input(seed, samples, default_name)
             sub = Path(tmp) / str(seed % 2)  # a fresh folder: no sidecar of a previous input
@@ -89,6 +89,42 @@ def _worker(conn: Connection, importer_id: str, seeds: list[int], memory_bytes: 
             path.unlink()
     conn.send(("done", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
     conn.close()
+
+
+def _address_space_bytes() -> int:
+    """This process's virtual size (``VmSize``), 0 where ``/proc`` is not available."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) << 10
+    except OSError:
+        pass
+    return 0
+
+
+def _cap_growth(tmp: Path, spec: Any, host: Any, samples: Any, default_name: str, memory_bytes: int) -> None:
+    """Cap the worker's address space at its warmed-up size plus ``memory_bytes``.
+
+    The cap is on growth, not on the absolute size: a warmed-up worker already reserves
+    more than 2 GB of address space (polars' thread pool, one glibc malloc arena per
+    thread) while its resident set is about 140 MB, and an absolute cap made those
+    reservations fail (``can't start new thread``, aborts in polars) on good inputs. One
+    input is read first so that the thread pools exist before the cap is set.
+    """
+    import resource
+
+    name, data, _what = fuzzing.make_input(0, samples, default_name)
+    warm = tmp / "warm"
+    warm.mkdir(exist_ok=True)
+    (warm / name).write_bytes(data)
+    fuzzing.read_one(warm / name, spec, host)
+    (warm / name).unlink()
+    base = _address_space_bytes()
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    cap = base + memory_bytes
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
 
 
 def _run_importer(importer_id: str, seeds: list[int], args: argparse.Namespace) -> Tally:
@@ -212,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--importer", action="append", help="only these importer ids (repeatable)")
     p.add_argument("--workers", type=int, default=max(1, min(2, os.cpu_count() or 1)))
     p.add_argument("--hang-seconds", type=float, default=10.0)
-    p.add_argument("--memory-mb", type=int, default=2048, help="address-space cap of each worker")
+    p.add_argument("--memory-mb", type=int, default=2048, help="address-space growth allowed to each worker beyond its warmed-up size")
     p.add_argument("--seed", type=int, default=0, help="offset of the seeds")
     p.add_argument("--repro-dir", default=str(ROOT / "bench" / "fuzz_out"))
     p.add_argument("--max-repros", type=int, default=5, help="reproducers kept per importer")
