@@ -74,7 +74,10 @@ cross-validated step@1 on the development set (37% vs 43%), so it is not a colum
 
 The last columns describe roles inferred from behaviour, not from names: the **top actor** is
 the agent whose decisions act most (code blocks, tool calls, ``<action>``/``Action:`` sections;
-ties: most decisions), i.e. the agent that does the work. ``decision_rel`` is the decision's
+ties: most decisions), i.e. the agent that does the work. ``top_actor_first_turn`` is set only in runs where
+at least two agents decide: in a single-agent run the top actor's first turn is just the
+run's first decision (``first_decision``), usually its plan, and says nothing about roles.
+``decision_rel`` is the decision's
 place among the run's decisions (0 first, 1 last); ``len_z`` and ``next_similarity_z`` are
 z-scored within the run's decisions (log length; embedding cosine to the most similar later
 step, 0 without an embedder), so they do not depend on one system's verbosity.
@@ -137,6 +140,7 @@ def role_features(trajectory: Trajectory, step_embeddings: np.ndarray | None = N
         n_act[agents[i]] = n_act.get(agents[i], 0) + int(acting[i])
         first.setdefault(agents[i], i)
     top = max(n_dec, key=lambda a: (n_act[a], n_dec[a], -first[a])) if n_dec else None
+    several = len(n_dec) >= 2  # the top actor's first turn says who errs only among several agents
     first_act = next((i for i in order if agents[i] == top and acting[i]), None)
     turns: dict[str, int] = {}
     prev: str | None = None
@@ -149,7 +153,7 @@ def role_features(trajectory: Trajectory, step_embeddings: np.ndarray | None = N
         prev = a
         if a == top:
             out["top_actor"][i] = 1.0
-            out["top_actor_first_turn"][i] = float(t == 0)
+            out["top_actor_first_turn"][i] = float(t == 0 and several)
             out["top_actor_second_turn"][i] = float(t == 1)
             out["top_actor_first_act"][i] = float(i == first_act)
     out["len_z"] = _within_z(np.array([math.log1p(len(s.text)) for s in steps]), dec)

@@ -17,7 +17,7 @@ import numpy as np
 
 from analyzer.attribution.features import FEATURE_NAMES
 
-PARAMS_VERSION = "ranker-v2"
+PARAMS_VERSION = "ranker-v3"
 """Version of the shipped parameter file (bump when features or their meaning change)."""
 
 DEFAULT_PARAMS_FILE = f"{PARAMS_VERSION}.json"

@@ -11,7 +11,8 @@ Modes (several may be given; each is one row):
 - default (no mode flag) or ``--shipped``: the shipped ranker weights;
 - ``--cv K``: k-fold cross-validation within the set;
 - ``--lodo ROOT``: leave-one-dataset-out: fit on the other sets found under ROOT (the
-  ``shared/datasets`` folder), score this one;
+  ``shared/datasets`` folder), score this one. Two rows: ``lodo`` (the shipped structural-prior
+  weight) and ``lodo-nested`` (that weight chosen leave-one-out among the other sets only);
 - ``--adapt K --draws N --seed S``: per draw, adapt the weights to K random labelled runs of
   the set and score the others (what an analyst gets after labelling K runs). The weights
   adapted are the shipped ones, or with ``--lodo`` the ones fitted on the other sets (so the
@@ -150,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
         fixed_rules,
         format_mode,
         leave_one_dataset_out,
+        leave_one_dataset_out_nested,
         score_with,
         transfer_ranker,
     )
@@ -174,6 +176,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"trajscope eval: --lodo: no other set under {args.lodo}", file=sys.stderr)
             return 2
         results.append(leave_one_dataset_out(ps, others))
+        results.append(leave_one_dataset_out_nested(ps, others))
         base = transfer_ranker(others)
     if args.adapt is not None:
         results.append(adapt(ps, base, args.adapt, args.draws, args.seed))
@@ -241,6 +244,7 @@ def run_suite(args: argparse.Namespace) -> int:
         fixed_rules,
         format_mode,
         leave_one_dataset_out,
+        leave_one_dataset_out_nested,
         score_with,
         transfer_ranker,
     )
@@ -277,6 +281,7 @@ def run_suite(args: argparse.Namespace) -> int:
         base = shipped
         if others:
             results.append(leave_one_dataset_out(ps, others))
+            results.append(leave_one_dataset_out_nested(ps, others))
             base = transfer_ranker(others)  # a new system: the weights never saw this set
         curve = []
         for k in LEARNING_CURVE_K:

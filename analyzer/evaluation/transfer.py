@@ -209,6 +209,54 @@ def leave_one_dataset_out(target: PreparedSet, others: Sequence[PreparedSet]) ->
     return score_with(target, lambda r: ranker, "lodo", "fitted on " + " + ".join(o.name for o in others))
 
 
+def _constant(ranker: Ranker) -> Callable[[EvalRun], Ranker]:
+    """A ``ranker_of`` for :func:`score_with` that gives every run the same ranker."""
+    return lambda _run: ranker
+
+
+def _prior_ranker(sets: Sequence[PreparedSet], weight: float) -> Ranker:
+    """The transfer fit on ``sets`` with the structural prior at ``weight``."""
+    from analyzer.attribution.fit import TRANSFER_PRIOR, fit_transfer, to_params
+
+    prior = dict.fromkeys(TRANSFER_PRIOR, weight)
+    return Ranker(to_params(fit_transfer([[_training(r) for r in s.trainable] for s in sets], prior=prior),
+                            agent_temperature=0.0))
+
+
+def choose_prior_weight(sets: Sequence[PreparedSet]) -> float:
+    """The structural-prior weight chosen leave-one-dataset-out *among* ``sets`` only.
+
+    Each weight of :data:`~analyzer.attribution.fit.PRIOR_GRID` is scored by fitting on all
+    but one of ``sets`` and scoring the one left out, in turn; the best mean step@1 wins
+    (ties: the smaller weight). With fewer than two sets the shipped weight is kept.
+    """
+    from analyzer.attribution.fit import PRIOR_GRID, TRANSFER_PRIOR
+
+    if len(sets) < 2:
+        return next(iter(TRANSFER_PRIOR.values()))
+    best: tuple[float, float] | None = None
+    for weight in PRIOR_GRID:
+        hits = [score_with(held, _constant(_prior_ranker([s for s in sets if s is not held], weight)),
+                           "inner").scores.metrics["step@1"].p for held in sets]
+        mean = float(np.mean(hits))
+        if best is None or mean > best[0] + 1e-12:
+            best = (mean, weight)
+    assert best is not None
+    return best[1]
+
+
+def leave_one_dataset_out_nested(target: PreparedSet, others: Sequence[PreparedSet]) -> ModeResult:
+    """Leave-one-dataset-out with the prior weight chosen on ``others`` alone (:func:`choose_prior_weight`).
+
+    The stricter figure: no choice of the ranker's sees the held-out set (the plain ``lodo``
+    mode uses the shipped prior weight, chosen on all development sets).
+    """
+    weight = choose_prior_weight(others)
+    ranker = _prior_ranker(others, weight)
+    return score_with(target, lambda r: ranker, "lodo-nested",
+                      f"fitted on {' + '.join(o.name for o in others)}, prior weight {weight:g} chosen on them")
+
+
 def adapt(ps: PreparedSet, base: Ranker, k: int, draws: int, seed: int) -> ModeResult:
     """Adaptation to K labelled runs, ``draws`` times: fit on K random runs, score the others.
 
@@ -253,7 +301,9 @@ def adapt(ps: PreparedSet, base: Ranker, k: int, draws: int, seed: int) -> ModeR
 def format_mode(ps: PreparedSet, results: Sequence[ModeResult], rules: dict[str, Scores]) -> str:
     """Plain-text table: each mode and each fixed rule, step@1/step@3/±1/±3/agent@1 with Wilson 95% CIs."""
     metrics = ["step@1", "step@3", "step±1", "step±3"] + (["agent@1"] if ps.multi_agent else [])
-    head = f"{'':<46}" + "".join(f"{m:>22}" for m in metrics) + ("   category" if ps.has_categories else "")
+    labels = [f"{r.mode}: {r.note}" for r in results] + [f"rule: {name}" for name in rules]
+    width = min(110, max([46, *(len(t) + 1 for t in labels)]))
+    head = f"{'':<{width}}" + "".join(f"{m:>22}" for m in metrics) + ("   category" if ps.has_categories else "")
     lines = [f"{ps.name}: {len(ps.golds)} labelled records", head]
 
     def row(name: str, s: Scores, cat: tuple[int, int] | None) -> str:
@@ -263,7 +313,7 @@ def format_mode(ps: PreparedSet, results: Sequence[ModeResult], rules: dict[str,
         if ps.has_categories and cat:
             p, lo, hi = wilson(*cat)
             extra = f"   {p:5.1%} [{lo:4.1%},{hi:5.1%}]"
-        return f"{name[:46]:<46}{cells}{extra}"
+        return f"{name[:width]:<{width}}{cells}{extra}"
 
     for r in results:
         lines.append(row(f"{r.mode}: {r.note}", r.scores, r.category))
@@ -286,17 +336,21 @@ def ablation(sets: Sequence[PreparedSet]) -> dict[str, dict[str, float]]:
         one signal; ``"evidence prior"`` drops the fixed detector-evidence offset.
     """
     from analyzer.attribution.features import TRANSFER_FEATURES
-    from analyzer.attribution.fit import fit_transfer, to_params
+    from analyzer.attribution.fit import TRANSFER_PRIOR, fit_transfer, to_params
 
     out: dict[str, dict[str, float]] = {}
-    variants: list[tuple[str, tuple[str, ...], bool]] = [("all", TRANSFER_FEATURES, True)]
-    variants += [(f, tuple(x for x in TRANSFER_FEATURES if x != f), True) for f in TRANSFER_FEATURES]
-    variants.append(("evidence prior", TRANSFER_FEATURES, False))
-    for name, feats, with_evidence in variants:
+    fitted_names = tuple(x for x in TRANSFER_FEATURES if x not in TRANSFER_PRIOR)
+    variants: list[tuple[str, tuple[str, ...], bool, dict[str, float]]] = [
+        ("all", TRANSFER_FEATURES, True, TRANSFER_PRIOR)]
+    variants += [(f, tuple(x for x in TRANSFER_FEATURES if x != f), True, TRANSFER_PRIOR) for f in fitted_names]
+    variants += [(f"{f} (structural prior)", TRANSFER_FEATURES, True, {**TRANSFER_PRIOR, f: 0.0})
+                 for f in TRANSFER_PRIOR]
+    variants.append(("evidence prior", TRANSFER_FEATURES, False, TRANSFER_PRIOR))
+    for name, feats, with_evidence, prior in variants:
         out[name] = {}
         for target in sets:
             groups = [[_training(r) for r in s.trainable] for s in sets if s is not target]
-            fitted = fit_transfer(groups, features=feats)
+            fitted = fit_transfer(groups, features=feats, prior=prior)
             if not with_evidence:
                 fitted.evidence_weight = fitted.evidence_weight_long = 0.0
             ranker = Ranker(to_params(fitted))

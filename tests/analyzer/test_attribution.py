@@ -227,3 +227,20 @@ def test_agent_temperature_is_chosen_by_cross_validation() -> None:
     runs = _synthetic_runs(40)
     t = choose_agent_temperature(runs, l2=1.0, folds=4)
     assert t in AGENT_TEMPERATURES
+
+
+def test_top_actor_first_turn_is_set_only_when_several_agents_decide() -> None:
+    from analyzer.attribution.features import role_features
+
+    def run(agents: list[str]) -> Trajectory:
+        steps = [Step(index=i, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent=a,
+                      text=f"step {i}\n```python\nprint({i})\n```" if a == "Coder" else f"I will check item {i}.")
+                 for i, a in enumerate(agents)]
+        return Trajectory(id="r", task="Fix the parser.", outcome=Outcome.FAILURE, steps=steps)
+
+    several = role_features(run(["Planner", "Coder", "Planner", "Coder"]))
+    assert list(several["top_actor_first_turn"]) == [0.0, 1.0, 0.0, 0.0]  # the acting agent's first decision
+    assert list(several["top_actor_second_turn"]) == [0.0, 0.0, 0.0, 1.0]
+    alone = role_features(run(["Coder", "Coder", "Coder"]))
+    assert not alone["top_actor_first_turn"].any()  # one agent: its first turn is just the first decision
+    assert list(alone["top_actor_second_turn"]) == [0.0, 1.0, 0.0]

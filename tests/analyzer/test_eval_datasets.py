@@ -15,14 +15,20 @@ import numpy as np
 import pytest
 
 from analyzer.attribution.features import FEATURE_NAMES, TRANSFER_FEATURES
-from analyzer.attribution.fit import TrainingRun, fit_transfer
+from analyzer.attribution.fit import PRIOR_GRID, TRANSFER_PRIOR, TrainingRun, fit_transfer
 from analyzer.evaluation.datasets import (
     DATASETS,
     gaia_category,
     load_agenterrorbench_gaia,
     load_tracertraj_code,
 )
-from analyzer.evaluation.transfer import ablation, leave_one_dataset_out, prepare_set
+from analyzer.evaluation.transfer import (
+    ablation,
+    choose_prior_weight,
+    leave_one_dataset_out,
+    leave_one_dataset_out_nested,
+    prepare_set,
+)
 from ui.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,6 +126,32 @@ def test_transfer_fit_weights_only_transfer_signals_and_serves_the_worst_system(
     assert hits > 0.9
 
 
+def test_structural_prior_is_fixed_and_folded_into_the_weights() -> None:
+    rng = np.random.default_rng(1)
+    a, b = _runs(rng, "decision"), _runs(rng, "decision")
+    col = FEATURE_NAMES.index("top_actor_first_turn")
+    for r in a + b:  # the prior's column marks a wrong step: a fitted weight would go negative
+        r.features[:, col] = 0.0
+        r.features[(r.gold_step + 1) % r.features.shape[0], col] = 1.0
+    without = fit_transfer([a, b], prior={"top_actor_first_turn": 0.0})
+    with_prior = fit_transfer([a, b], prior={"top_actor_first_turn": 2.0})
+    assert without.weights[col] == 0.0  # not fitted: the prior's columns only get the fixed weight
+    assert with_prior.weights[col] == pytest.approx(2.0 * with_prior.scale[col])
+    x = a[0].features
+    gap = with_prior.logits(x) - without.logits(x)  # the fitted columns re-balance, the prior stays
+    assert gap[x[:, col] == 1.0].mean() > gap[x[:, col] == 0.0].mean()
+
+
+def test_nested_lodo_chooses_the_prior_weight_without_the_held_out_set(tmp_path: Path) -> None:
+    root = _make_root(tmp_path)
+    sets = [prepare_set(spec.load(root / spec.folder)) for spec in DATASETS.values()]
+    assert choose_prior_weight(sets[:2]) in PRIOR_GRID
+    assert choose_prior_weight(sets[:1]) == next(iter(TRANSFER_PRIOR.values()))
+    res = leave_one_dataset_out_nested(sets[2], sets[:2])
+    assert res.mode == "lodo-nested" and "chosen on them" in res.note
+    assert res.scores.metrics["step@1"].n == 5
+
+
 def test_lodo_and_ablation_run_on_three_small_sets(tmp_path: Path) -> None:
     root = _make_root(tmp_path)
     sets = [prepare_set(spec.load(root / spec.folder)) for spec in DATASETS.values()]
@@ -127,7 +159,8 @@ def test_lodo_and_ablation_run_on_three_small_sets(tmp_path: Path) -> None:
     assert res.mode == "lodo" and res.scores.metrics["step@1"].n == 5
     assert res.category is not None and res.category[1] == 4
     table = ablation(sets)
-    assert set(table) == {"all", *TRANSFER_FEATURES, "evidence prior"}
+    assert set(table) == {"all", *(f for f in TRANSFER_FEATURES if f not in TRANSFER_PRIOR),
+                          *(f"{f} (structural prior)" for f in TRANSFER_PRIOR), "evidence prior"}
     assert all(set(row) == {s.name for s in sets} for row in table.values())
 
 
@@ -138,6 +171,7 @@ def test_eval_cli_lodo_mode(tmp_path: Path, name: str, capsys: pytest.CaptureFix
     assert main(["eval", name, str(folder), "--no-embed", "--quiet", "--lodo", str(root)]) == 0
     out = capsys.readouterr().out
     assert "lodo: fitted on" in out and "rule: always step 0" in out
+    assert "lodo-nested: fitted on" in out and "chosen on them" in out
     assert ("agent@1" in out) == (name != "agenterrorbench-gaia")
 
 
@@ -149,7 +183,7 @@ def test_eval_suite_writes_tables_plot_and_params(tmp_path: Path, capsys: pytest
     doc = json.loads(out_json.read_text())
     assert set(doc["sets"]) == set(DATASETS)
     modes = [r["mode"] for r in doc["sets"]["who-and-when"]["results"]]
-    assert modes[:3] == ["shipped", "cv", "lodo"]
+    assert modes[:4] == ["shipped", "cv", "lodo", "lodo-nested"]
     assert plot.read_text().startswith("<svg") and "step@1" in plot.read_text()
     shipped = json.loads(params.read_text())
     assert shipped["meta"]["trained_sets"] == list(DATASETS)
