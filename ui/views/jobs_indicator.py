@@ -128,6 +128,8 @@ def bar_state(job: Job) -> tuple[int, int, str]:
             frac = min(1.0, (ev.step or 0) / ev.steps)
         if ev.phase == "done":
             return ev.runs * BAR_SCALE, ev.runs * BAR_SCALE, f"{ev.runs}/{ev.runs}"
+        if ev.runs == 1 and ev.phase == "judge_value_curve" and ev.steps:  # one run: count its judged steps
+            return min(ev.step or 0, ev.steps), ev.steps, _tr("step {step}/{steps}").format(step=ev.step or 0, steps=ev.steps)
         return int((ev.run + frac) * BAR_SCALE), ev.runs * BAR_SCALE, f"{ev.run}/{ev.runs}"
     if prog is not None and prog[1] > 0:
         done, total, _m = prog
