@@ -130,7 +130,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
         # --- outer docks ------------------------------------------------------------------
-        self.runs_panel = RunsPanel(self.session, self.bridge, self)
+        self.runs_panel = RunsPanel(self.session, self.bridge, self, persist=persist)
         self.runs_dock = self._dock(self, "runsDock", self.tr("Runs"), self.runs_panel, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.load_problems = LoadProblemsPanel(self.session, self.bridge, self)
         self.problems_dock = self._dock(self, "loadProblemsDock", self.tr("Load problems"), self.load_problems,
@@ -303,6 +303,7 @@ class MainWindow(QMainWindow):
         self.view_menu.addSeparator()
         for dock in (self.runs_dock, self.inspector_dock, self.plots_dock, self.problems_dock):
             self.view_menu.addAction(dock.toggleViewAction())
+        self.view_menu.addMenu(self.runs_panel.columns_menu)  # the column chooser (also the header's context menu)
         self.view_menu.addSeparator()
         self.view_menu.addAction(self.act_reset_layout)
         self.help_menu = mb.addMenu(self.tr("&Help"))
