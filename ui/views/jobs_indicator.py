@@ -38,30 +38,26 @@ BAR_SCALE = 100
 """Progress bar units per run (the judge's value curve moves the bar within a run)."""
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("JobsIndicator", text)
-
-
 def kind_title(kind: str) -> str:
     """What a job of this kind is called."""
     titles = {
-        "load": _tr("Loading"),
-        "analyze": _tr("Analysing"),
-        "judge_curve": _tr("Judge value curve"),
-        "adapt": _tr("Adapting the ranker"),
-        "insights": _tr("Grouping failures"),
-        "export": _tr("Exporting"),
+        "load": QCoreApplication.translate("JobsIndicator", "Loading"),
+        "analyze": QCoreApplication.translate("JobsIndicator", "Analysing"),
+        "judge_curve": QCoreApplication.translate("JobsIndicator", "Judge value curve"),
+        "adapt": QCoreApplication.translate("JobsIndicator", "Adapting the ranker"),
+        "insights": QCoreApplication.translate("JobsIndicator", "Grouping failures"),
+        "export": QCoreApplication.translate("JobsIndicator", "Exporting"),
     }
-    return titles.get(kind, _tr("Working"))
+    return titles.get(kind, QCoreApplication.translate("JobsIndicator", "Working"))
 
 
 def cancel_unit(kind: str) -> str:
     """When a cancel request takes effect for a job of this kind."""
     if kind == "load":
-        return _tr("Cancel stops after the current file")
+        return QCoreApplication.translate("JobsIndicator", "Cancel stops after the current file")
     if kind in ("analyze", "judge_curve"):
-        return _tr("Cancel stops after the current run (with the judge: after the current judge call)")
-    return _tr("Cancel stops at the next step of the work")
+        return QCoreApplication.translate("JobsIndicator", "Cancel stops after the current run (with the judge: after the current judge call)")
+    return QCoreApplication.translate("JobsIndicator", "Cancel stops at the next step of the work")
 
 
 def format_eta(seconds: float | None) -> str:
@@ -70,29 +66,29 @@ def format_eta(seconds: float | None) -> str:
         return ""
     s = round(seconds)
     if s < 60:
-        return _tr("about {n} s left").format(n=max(1, s))
+        return QCoreApplication.translate("JobsIndicator", "about {n} s left").format(n=max(1, s))
     if s < 3600:
-        return _tr("about {n} min left").format(n=round(s / 60))
-    return _tr("about {h} h {m} min left").format(h=s // 3600, m=(s % 3600) // 60)
+        return QCoreApplication.translate("JobsIndicator", "about {n} min left").format(n=round(s / 60))
+    return QCoreApplication.translate("JobsIndicator", "about {h} h {m} min left").format(h=s // 3600, m=(s % 3600) // 60)
 
 
 def describe_event(ev: ProgressEvent) -> str:
     """One line for a structured analysis report: the run, what the judge reads, the time left."""
     if ev.phase == "done":
-        return _tr("finishing")
+        return QCoreApplication.translate("JobsIndicator", "finishing")
     parts: list[str] = []
     if ev.runs > 1 or ev.phase == "run":  # a one-run job's title names the run already
-        parts.append(_tr("run {i}/{n}").format(i=ev.run + 1, n=ev.runs))
+        parts.append(QCoreApplication.translate("JobsIndicator", "run {i}/{n}").format(i=ev.run + 1, n=ev.runs))
         if ev.run_label:
             parts.append(ev.run_label if len(ev.run_label) <= 32 else ev.run_label[:31] + "…")
     if ev.phase == "judge_category" and ev.step is not None:
-        parts.append(_tr("judge: category of step {step}").format(step=ev.step))
+        parts.append(QCoreApplication.translate("JobsIndicator", "judge: category of step {step}").format(step=ev.step))
     elif ev.phase == "judge_candidates":
-        parts.append(_tr("judge: comparing steps {steps}").format(steps=", ".join(str(s) for s in ev.candidates)))
+        parts.append(QCoreApplication.translate("JobsIndicator", "judge: comparing steps {steps}").format(steps=", ".join(str(s) for s in ev.candidates)))
     elif ev.phase == "judge_value_curve":
-        parts.append(_tr("judge value curve: step {step}/{steps}").format(step=ev.step or 0, steps=ev.steps or 0))
+        parts.append(QCoreApplication.translate("JobsIndicator", "judge value curve: step {step}/{steps}").format(step=ev.step or 0, steps=ev.steps or 0))
     elif ev.phase == "run" and ev.steps is not None:
-        parts.append(_tr("{n} steps").format(n=ev.steps))
+        parts.append(QCoreApplication.translate("JobsIndicator", "{n} steps").format(n=ev.steps))
     eta = format_eta(ev.eta_seconds)
     if eta:
         parts.append(eta)
@@ -102,7 +98,7 @@ def describe_event(ev: ProgressEvent) -> str:
 def describe(job: Job) -> str:
     """What a job is doing now (its latest report)."""
     if job.cancelling:
-        return _tr("cancelling after the current item…")
+        return QCoreApplication.translate("JobsIndicator", "cancelling after the current item…")
     ev, prog = job.last_event, job.last_progress
     if ev is not None and job.event_is_latest:
         return describe_event(ev)
@@ -111,7 +107,7 @@ def describe(job: Job) -> str:
         if message and total > 0:
             return f"{message} ({done}/{total})"
         return message or (f"{done}/{total}" if total > 0 else "")
-    return _tr("starting…")
+    return QCoreApplication.translate("JobsIndicator", "starting…")
 
 
 def job_title(job: Job) -> str:
@@ -129,7 +125,7 @@ def bar_state(job: Job) -> tuple[int, int, str]:
         if ev.phase == "done":
             return ev.runs * BAR_SCALE, ev.runs * BAR_SCALE, f"{ev.runs}/{ev.runs}"
         if ev.runs == 1 and ev.phase == "judge_value_curve" and ev.steps:  # one run: count its judged steps
-            return min(ev.step or 0, ev.steps), ev.steps, _tr("step {step}/{steps}").format(step=ev.step or 0, steps=ev.steps)
+            return min(ev.step or 0, ev.steps), ev.steps, QCoreApplication.translate("JobsIndicator", "step {step}/{steps}").format(step=ev.step or 0, steps=ev.steps)
         return int((ev.run + frac) * BAR_SCALE), ev.runs * BAR_SCALE, f"{ev.run}/{ev.runs}"
     if prog is not None and prog[1] > 0:
         done, total, _m = prog
@@ -164,7 +160,7 @@ class JobRow(QWidget):
         self.bar.setObjectName("jobRowProgress")
         self.bar.setTextVisible(True)
         self.bar.setMaximumHeight(16)
-        self.cancel = QPushButton(_tr("Cancel"), self)
+        self.cancel = QPushButton(QCoreApplication.translate("JobsIndicator", "Cancel"), self)
         self.cancel.setObjectName("jobRowCancel")
         self.cancel.setToolTip(cancel_unit(job.kind))
         self.cancel.clicked.connect(lambda: runner.cancel(job))
@@ -182,7 +178,7 @@ class JobRow(QWidget):
 
     def refresh(self) -> None:
         """Show the job's latest report."""
-        bg = _tr("started on its own") if self.job.background else ""
+        bg = QCoreApplication.translate("JobsIndicator", "started on its own") if self.job.background else ""
         self.title.setText(job_title(self.job) + (f"  ({bg})" if bg else ""))
         self.detail.setText(describe(self.job))
         _set_bar(self.bar, self.job)
@@ -201,10 +197,10 @@ class JobsList(QFrame):
         self.rows: dict[int, JobRow] = {}
         self.header = QLabel(self)
         self.header.setObjectName("jobsListHeader")
-        self.cancel_all = QPushButton(_tr("Cancel all"), self)
+        self.cancel_all = QPushButton(QCoreApplication.translate("JobsIndicator", "Cancel all"), self)
         self.cancel_all.setObjectName("jobsCancelAll")
         self.cancel_all.clicked.connect(runner.cancel_all)
-        self.empty = QLabel(_tr("No background jobs are running."), self)
+        self.empty = QLabel(QCoreApplication.translate("JobsIndicator", "No background jobs are running."), self)
         self.empty.setEnabled(False)
         head = QHBoxLayout()
         head.setContentsMargins(8, 6, 8, 0)
@@ -236,7 +232,7 @@ class JobsList(QFrame):
                 self.rows[id(job)] = row
                 self.body.addWidget(row)
             row.refresh()
-        self.header.setText(_tr("{n} running jobs").format(n=len(jobs)))
+        self.header.setText(QCoreApplication.translate("JobsIndicator", "{n} running jobs").format(n=len(jobs)))
         self.empty.setVisible(not jobs)
         self.cancel_all.setEnabled(any(not j.cancelling for j in jobs))
         self.adjustSize()
@@ -276,12 +272,12 @@ class JobsIndicator(QWidget):
         self.bar.setObjectName("jobProgress")
         self.bar.setMaximumWidth(220)
         self.bar.setTextVisible(True)
-        self.cancel_button = QPushButton(_tr("Cancel"), self)
+        self.cancel_button = QPushButton(QCoreApplication.translate("JobsIndicator", "Cancel"), self)
         self.cancel_button.setObjectName("cancelButton")
         self.cancel_button.clicked.connect(self.cancel_shown)
         self.jobs_button = QToolButton(self)
         self.jobs_button.setObjectName("jobsButton")
-        self.jobs_button.setToolTip(_tr("Every running job, with its progress and Cancel"))
+        self.jobs_button.setToolTip(QCoreApplication.translate("JobsIndicator", "Every running job, with its progress and Cancel"))
         self.jobs_button.clicked.connect(self.toggle_list)
         self.jobs_list = JobsList(runner, self)
         lay = QHBoxLayout(self)
@@ -309,7 +305,7 @@ class JobsIndicator(QWidget):
         busy = bool(jobs)
         for w in (self.label, self.bar, self.cancel_button, self.jobs_button):
             w.setVisible(busy)
-        self.jobs_button.setText(_tr("Jobs ({n}) ▾").format(n=len(jobs)))
+        self.jobs_button.setText(QCoreApplication.translate("JobsIndicator", "Jobs ({n}) ▾").format(n=len(jobs)))
         self.jobs_list.rebuild()
         if not busy:
             self.jobs_list.hide()
@@ -330,7 +326,7 @@ class JobsIndicator(QWidget):
         unit = cancel_unit(job.kind)
         self.label.setToolTip(f"{text}\n{unit}")
         self.bar.setToolTip(unit)
-        self.cancel_button.setToolTip(_tr("Cancel “{title}”. {unit}").format(title=job_title(job), unit=unit))
+        self.cancel_button.setToolTip(QCoreApplication.translate("JobsIndicator", "Cancel “{title}”. {unit}").format(title=job_title(job), unit=unit))
         self.cancel_button.setEnabled(not job.cancelling)
         _set_bar(self.bar, job)
 
