@@ -6,9 +6,9 @@ from typing import Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMenu
+from tagging_helpers import clear_messages
 
 from analyzer.session import Session
-from tagging_helpers import clear_messages
 
 
 def _new_window(qtbot: Any, session: Session) -> Any:
