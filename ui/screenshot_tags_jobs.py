@@ -73,6 +73,9 @@ def _window(session: Any) -> Any:
 
 def tag_chips_screenshot(target: Path, session: Any, trace_id: str) -> Path:
     """Review a few steps of ``trace_id`` in a temporary workspace and grab the transcript."""
+    from ui.actions.tagging import set_analyst_name
+
+    set_analyst_name("analyst")  # in the scratch settings: the shot does not show a login name
     window = _window(session)
     try:
         row = session.run_row(trace_id) or {}
@@ -171,9 +174,16 @@ def render_tags_and_jobs(out_dir: Path, paths: list[str]) -> list[Path]:
     from ui.screenshots import pick_run
     from ui.workers import resolve_analyze
 
-    session = Session()
-    session.add_load_result(load(paths))
-    session.merge_analysis(resolve_analyze()(session.traces, session.steps))
+    loaded = load(paths)
+    analysis = resolve_analyze()(loaded.traces, loaded.steps)
+
+    def fresh_session() -> Session:  # each shot its own session: a session keeps its workspace
+        s = Session()
+        s.add_load_result(loaded)
+        s.merge_analysis(analysis)
+        return s
+
+    session = fresh_session()
     written: list[Path] = []
     tid = pick_run(session.runs_view())
     if tid is None:
@@ -184,7 +194,7 @@ def render_tags_and_jobs(out_dir: Path, paths: list[str]) -> list[Path]:
     failed = session.runs_view().filter((pl.col("outcome") == "failure") & (pl.col("n_steps").is_between(40, 400)))
     long_run = str(failed.sort("n_steps", descending=True)["trace_id"][0]) if failed.height else tid
     with scratch_settings():
-        jobs = jobs_indicator_screenshot(out_dir / "jobs_indicator.png", session, long_run)
+        jobs = jobs_indicator_screenshot(out_dir / "jobs_indicator.png", fresh_session(), long_run)
     if jobs is not None:
         written.append(jobs)
     return written
