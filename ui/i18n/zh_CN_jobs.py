@@ -69,6 +69,7 @@ TRANSLATIONS: dict[str, str] = {
     "The analyst rejected the suggestion at this step": "分析员拒绝了此步骤的建议",
     "Tag: {tag}": "标签：{tag}",
     "Note: {note}": "备注：{note}",
+    "analyst: step {step}": "分析员：第 {step} 步",
     # runs table columns
     "Runs table &columns": "运行表的列(&C)",
     "Reset columns": "重置列",
