@@ -233,7 +233,7 @@ class TranscriptView(QWidget):
         if analyst:
             steps = ", ".join(str(s) for s in analyst)
             parts.append(f"<span style='color:{ANALYST_MARK}'><b>"
-                         f"{html.escape(self.tr('analyst: step {step}').format(step=steps))}</b></span>")
+                         f"{html.escape(self.tr('analyst: step {step}').format(step=steps)).replace(' ', '&nbsp;')}</b></span>")
         self.title.setText(" &nbsp;·&nbsp; ".join(parts))
         task = str(row.get("task") or "")
         short = task.replace("\n", " ")
