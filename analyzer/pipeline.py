@@ -28,7 +28,16 @@ from analyzer.attribution.value_curve import EVIDENCE_ESTIMATOR, drop_note, valu
 from analyzer.detection.runner import DECISIVE_PHASE, STEPS_PHASE, run_detectors
 from analyzer.errors import ModelUnavailable
 from analyzer.frames.build import trajectories_from_frames
-from analyzer.jobs import Cancelled, CancelToken, NeverCancel, Progress, no_progress
+from analyzer.jobs import (
+    Cancelled,
+    CancelToken,
+    EtaClock,
+    EventProgress,
+    NeverCancel,
+    Progress,
+    ProgressEvent,
+    no_progress,
+)
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.plugin_host.registry import PluginHost, default_host
 from analyzer.schema.findings import Finding
@@ -43,6 +52,9 @@ TOP_STEPS = 3
 
 STRONG_FINDING = 0.6
 """A finding this strong on the decisive step names its category without asking the judge."""
+
+Report = Callable[[str, int | None, int | None, tuple[int, ...], float], None]
+"""Receives (phase, step, steps, candidates, fraction of the run done) before each judge call."""
 
 _GOLD_FIELDS = {"gold_decisive_step": None, "gold_decisive_agent": None, "gold_reason": None, "ground_truth": None}
 
@@ -178,13 +190,30 @@ def analyze_run(
     embedder: Any = None,
     options: AnalyzeOptions | None = None,
     cancel: CancelToken | None = None,
+    report: Report | None = None,
 ) -> RunAnalysis:
     """Analyse one run (gold labels are removed first).
 
     A cancel request skips the judge calls still to come for this run (the cheap analysis
     of the run still completes); :func:`analyze` then stops before the next run.
+
+    Args:
+        trajectory: The run.
+        host: Plugin host.
+        ranker: The step ranker.
+        judge: The judge of the analysis (None: cheap analysis only).
+        embedder: Sentence embedder or None.
+        options: Knobs.
+        cancel: Checked before each judge call.
+        report: Told before each judge call (and after each value-curve step) what the judge reads.
     """
     opts = options or AnalyzeOptions()
+
+    def tell(phase: str, step: int | None, steps: int | None, candidates: tuple[int, ...] = (),
+             fraction: float = 0.0) -> None:
+        if report is not None and judge is not None and judge.judge is not None:
+            report(phase, step, steps, candidates, fraction)
+
     traj = blind(trajectory)
     judge = judge or _JudgeState(None)
     failed_or_unknown = traj.outcome != Outcome.SUCCESS
@@ -206,6 +235,7 @@ def analyze_run(
         if judge.judge is not None and top_k > 0 and ranker.params.judge_weight != 0.0:
             top = [int(k) for k in np.argsort(-logits, kind="stable")[:top_k]]
             j = judge.judge
+            tell("judge_candidates", None, n, tuple(top))
             res = judge.call(errors, "candidate scores", lambda: j.candidate_scores(traj, top), cancel)
             if res:
                 judge_p = {int(k): float(v) for k, v in res.items()}
@@ -217,6 +247,7 @@ def analyze_run(
         if judge.judge is not None and att.decisive_step is not None and ask:
             ctx = DetectionContext(settings={"judge": judge.judge, "decisive_step": att.decisive_step})
             model = getattr(judge.judge, "model_id", None)
+            tell("judge_category", att.decisive_step, n)
             det = judge.call(errors, "category", lambda: run_detectors(
                 traj, ctx, host, only=opts.detectors, phase=DECISIVE_PHASE, reraise=(ModelUnavailable,)), cancel)
             decisive_findings: list[Finding] = []
@@ -234,7 +265,13 @@ def analyze_run(
                 att.rationale = att.explanation.render()
         if opts.judge_curve and judge.judge is not None and traj.outcome == Outcome.FAILURE:
             j = judge.judge
-            vc = judge.call(errors, "value curve", lambda: j.value_curve(traj, cancel=cancel), cancel)
+
+            def curve_progress(done: int, total: int, message: str = "") -> None:
+                tell("judge_value_curve", min(int(done), n), int(total) or n, (), done / total if total else 0.0)
+
+            tell("judge_value_curve", 0, n)
+            vc = judge.call(errors, "value curve", lambda: j.value_curve(traj, progress=curve_progress, cancel=cancel),
+                            cancel)
             if vc is not None and len(vc.values) == n:
                 judge_values = [float(v) for v in vc.values]
                 judge_model = judge_model or getattr(j, "model_id", None)
@@ -323,8 +360,11 @@ def analyze(
         steps: Steps frame (STEP_COLUMNS).
         judge: A judge (``analyzer.judge``) or None for the cheap analysis only.
         embedder: An embedder with ``embed(list[str]) -> ndarray`` or None (lexical signals only).
-        progress: Called once per run.
-        cancel: Checked between runs (granularity: one run).
+        progress: Called once per run; a sink that is also an :class:`~analyzer.jobs.EventProgress`
+            gets a :class:`~analyzer.jobs.ProgressEvent` when each run starts and before each
+            judge call (with the run, the step and an estimate of the time left).
+        cancel: Checked between runs and before each judge call (granularity: one run, or one
+            judge call: a run whose judge calls were skipped still gets its cheap analysis).
         on_run: Called with each run's partial result as soon as it is ready.
         host: Plugin host (default: every installed plugin).
         ranker: Ranker (default: the shipped fitted params).
@@ -341,14 +381,21 @@ def analyze(
     trajectories = trajectories_from_frames(traces, steps)
     total = len(trajectories)
     cancelled = False
+    sink = progress if isinstance(progress, EventProgress) else None
+    clock = EtaClock(total)
+    calls = [0]
     for i, t in enumerate(trajectories):
         if cancel.cancelled:
             cancelled = True
             break
-        progress(i, total, t.native_id or t.id)
+        label = t.native_id or t.id
+        progress(i, total, label)
+        report = _event_reporter(sink, clock, i, total, label, calls) if sink is not None else None
+        if report is not None:
+            report("run", None, len(t.steps), (), 0.0)
         try:
             ra = analyze_run(t, host=host, ranker=ranker, judge=state, embedder=embedder, options=options,
-                             cancel=cancel)
+                             cancel=cancel, report=report)
         except Exception as exc:  # one broken run never stops the others
             ra = RunAnalysis(run={"trace_id": t.id, "error": f"analysis failed: {type(exc).__name__}: {exc}",
                                   "value_estimator": EVIDENCE_ESTIMATOR},
@@ -356,9 +403,26 @@ def analyze(
         runs.append(ra)
         if on_run is not None:
             on_run(ra)
+    cancelled = cancelled or cancel.cancelled  # a judge call skipped in the last run counts too
     if not cancelled:
         progress(total, total, "done")
+        if sink is not None:
+            sink.event(ProgressEvent("done", total, total, "", judge_calls=calls[0], eta_seconds=0.0))
     result = AnalysisResult.from_runs(runs, cancelled=cancelled)
     if state.disabled_reason and state.disabled_reason not in result.errors:
         result.errors.insert(0, state.disabled_reason)
     return result
+
+
+def _event_reporter(sink: EventProgress, clock: EtaClock, run: int, runs: int, label: str,
+                    calls: list[int]) -> Report:
+    """A :data:`Report` that turns judge-call reports into :class:`ProgressEvent` s for ``sink``."""
+
+    def report(phase: str, step: int | None, steps: int | None, candidates: tuple[int, ...],
+               fraction: float) -> None:
+        if phase != "run":
+            calls[0] += 1
+        sink.event(ProgressEvent(phase, run, runs, label, step=step, steps=steps, candidates=candidates,
+                                 judge_calls=calls[0], eta_seconds=clock.eta(run + min(max(fraction, 0.0), 1.0))))
+
+    return report

@@ -48,6 +48,7 @@ from ui.bridge import SessionBridge
 from ui.dialogs.judge_dialog import current_choice
 from ui.views.compare import ComparePanel
 from ui.views.inspector import InspectorPane
+from ui.views.jobs_indicator import JobsIndicator
 from ui.views.load_problems import LoadProblemsPanel
 from ui.views.message_bar import MessageBar
 from ui.views.plots import RunPlots
@@ -59,6 +60,11 @@ TAGGING_MODULE = "ui.actions.tagging"
 ANALYSIS_FLUSH_MS = 200
 STATE_VERSION = 3
 EMBEDDER_KEY = "analysis/use_embedder"
+AUTO_JOBS_KEY = "jobs/auto_start"
+"""UI setting: background jobs (the judge's value curve of an opened failed run) start on their own.
+
+Off by default: the judge's curve of a long run takes minutes of CPU and holds the judge, so it
+runs when the analyst asks for it (Analysis ▸ Judge value curve of this run) unless this is on."""
 
 
 class MainWindow(QMainWindow):
@@ -88,7 +94,7 @@ class MainWindow(QMainWindow):
         self._tabs: dict[str, QWidget] = {}
         self._judge_curve_wanted: str | None = None
         self.auto_judge_curves = True
-        """Opening a failed run starts its judge value curve in the background (off for screenshots)."""
+        """Allows the automatic judge value curve (see AUTO_JOBS_KEY; off for screenshots)."""
         self._judge_curve_done: set[str] = set()
         self.setWindowTitle("TrajScope")
         self.setObjectName("mainWindow")
@@ -124,7 +130,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
         # --- outer docks ------------------------------------------------------------------
-        self.runs_panel = RunsPanel(self.session, self.bridge, self)
+        self.runs_panel = RunsPanel(self.session, self.bridge, self, persist=persist)
         self.runs_dock = self._dock(self, "runsDock", self.tr("Runs"), self.runs_panel, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.load_problems = LoadProblemsPanel(self.session, self.bridge, self)
         self.problems_dock = self._dock(self, "loadProblemsDock", self.tr("Load problems"), self.load_problems,
@@ -146,7 +152,6 @@ class MainWindow(QMainWindow):
         self.bridge.selectionChanged.connect(self._update_actions)
         self.bridge.selectionChanged.connect(self._maybe_judge_curve)
         self.jobs.busyChanged.connect(self._on_busy)
-        self.jobs.progress.connect(self._on_progress)
 
         self.resize(1560, 960)
         self._default_layout()
@@ -233,6 +238,10 @@ class MainWindow(QMainWindow):
             sp.SP_BrowserReload, "actRefreshStale")
         self.act_cancel = self._action(self.tr("&Cancel"), self.cancel_jobs, "Esc",
                                        self.tr("Stop background work after the current file or run"), sp.SP_BrowserStop, "actCancel")
+        self.act_judge_curve = self._action(
+            self.tr("Judge &value curve of this run"), self.judge_curve_current, None,
+            self.tr("Ask the judge for its per-step value curve of the selected run (runs in the background)"),
+            None, "actJudgeCurve")
         self.act_judge = self._action(self.tr("&Judge model…"), self.choose_judge, None,
                                       self.tr("Choose the local judge model (bundled or any .gguf file)"), sp.SP_ComputerIcon, "actJudge")
         self.act_next_step = self._action(self.tr("Next step"), lambda: self.transcript.step_by(1), "J",
@@ -279,6 +288,7 @@ class MainWindow(QMainWindow):
         self.analysis_menu.addAction(self.act_refresh_stale)
         self.analysis_menu.addAction(self.act_cancel)
         self.analysis_menu.addSeparator()
+        self.analysis_menu.addAction(self.act_judge_curve)
         self.analysis_menu.addAction(self.act_judge)
         self.navigate_menu = mb.addMenu(self.tr("&Navigate"))
         for a in (self.act_next_step, self.act_prev_step, self.act_next_finding, self.act_prev_finding,
@@ -293,6 +303,7 @@ class MainWindow(QMainWindow):
         self.view_menu.addSeparator()
         for dock in (self.runs_dock, self.inspector_dock, self.plots_dock, self.problems_dock):
             self.view_menu.addAction(dock.toggleViewAction())
+        self.view_menu.addMenu(self.runs_panel.columns_menu)  # the column chooser (also the header's context menu)
         self.view_menu.addSeparator()
         self.view_menu.addAction(self.act_reset_layout)
         self.help_menu = mb.addMenu(self.tr("&Help"))
@@ -326,24 +337,14 @@ class MainWindow(QMainWindow):
         self.count_problems.setFlat(True)
         self.count_problems.setToolTip(self.tr("Show the files that could not be read, with the reason"))
         self.count_problems.clicked.connect(self.show_load_problems)
-        self.job_label = QLabel(self)
-        self.job_label.setObjectName("jobLabel")
-        self.progress = QProgressBar(self)
-        self.progress.setObjectName("jobProgress")
-        self.progress.setMaximumWidth(220)
-        self.progress.setTextVisible(True)
-        self.cancel_button = QPushButton(self.tr("Cancel"), self)
-        self.cancel_button.setObjectName("cancelButton")
-        self.cancel_button.setToolTip(self.tr("Stops after the current file (loading) or the current run (analysis)"))
-        self.cancel_button.clicked.connect(self.cancel_jobs)
+        self.jobs_indicator = JobsIndicator(self.jobs, self)  # every job, with progress and Cancel
+        self.job_label: QLabel = self.jobs_indicator.label
+        self.progress: QProgressBar = self.jobs_indicator.bar
+        self.cancel_button: QPushButton = self.jobs_indicator.cancel_button
         for w in (self.count_runs, self.count_failed, self.count_tagged):
             sb.addWidget(w)
         sb.addWidget(self.count_problems)
-        sb.addPermanentWidget(self.job_label)
-        sb.addPermanentWidget(self.progress)
-        sb.addPermanentWidget(self.cancel_button)
-        for w in (self.job_label, self.progress, self.cancel_button):
-            w.hide()
+        sb.addPermanentWidget(self.jobs_indicator)
 
     def _install_tagging(self) -> None:
         if importlib.util.find_spec(TAGGING_MODULE) is None:
@@ -474,7 +475,7 @@ class MainWindow(QMainWindow):
         job.signals.partial.connect(self._on_partial_load)
         job.signals.finished.connect(lambda res: self._loaded(res, time.perf_counter() - started))
         job.signals.failed.connect(lambda msg, details: self.show_error(self.tr("Loading failed: {msg}").format(msg=msg), details))
-        self.job_label.setText(self.tr("Loading…"))
+        job.title = self.tr("Loading {n} files and folders").format(n=len(items)) if len(items) > 1 else self.tr("Loading")
         return self.jobs.start(job)
 
     def _on_partial_load(self, part: LoadResult) -> None:
@@ -566,7 +567,7 @@ class MainWindow(QMainWindow):
         job.signals.notice.connect(self._judge_notice)
         job.signals.finished.connect(self._analysed)
         job.signals.failed.connect(lambda msg, details: self.show_error(self.tr("Analysis failed: {msg}").format(msg=msg), details))
-        self.job_label.setText(self.tr("Analysing {n} runs…").format(n=traces.height))
+        job.title = self.tr("Analysing {n} runs").format(n=traces.height)
         return self.jobs.start(job)
 
     def analysis_ranker(self) -> tuple[Any, str]:
@@ -577,11 +578,32 @@ class MainWindow(QMainWindow):
         ranker, name = provider()
         return ranker, str(name)
 
+    def auto_jobs_enabled(self) -> bool:
+        """Whether background jobs start on their own (the setting AUTO_JOBS_KEY, default off)."""
+        return self.auto_judge_curves and ui_settings.get_str(AUTO_JOBS_KEY, "0") == "1"
+
+    def judge_curve_current(self) -> Job | None:
+        """Analysis ▸ Judge value curve of this run: start it now (whatever the auto-start setting says)."""
+        tid = self.session.selection.trace_id
+        if not tid:
+            self.message_bar.show_message("info", self.tr("Select a run in the table first."))
+            return None
+        use_judge, _model = current_choice()
+        if not use_judge:
+            self.message_bar.show_message("info", self.tr("No judge is chosen: pick one in Analysis ▸ Judge model."),
+                                          actions=[(self.tr("Choose judge…"), self.choose_judge)])
+            return None
+        self._judge_curve_wanted = tid
+        if self.jobs.running("judge_curve"):
+            self.message_bar.show_message("info", self.tr("The judge value curve of this run starts when the current one ends."))
+            return None
+        return self._start_judge_curve(background=False)
+
     def _maybe_judge_curve(self, *_a: Any) -> None:
-        """Opening a failed run computes the judge's value curve in the background (if a judge is chosen)."""
+        """Opening a failed run computes the judge's value curve in the background (when the setting allows it)."""
         tid = self.session.selection.trace_id
         use_judge, _model = current_choice()
-        if not self.auto_judge_curves or not tid or not use_judge or tid in self._judge_curve_done:
+        if not self.auto_jobs_enabled() or not tid or not use_judge or tid in self._judge_curve_done:
             return
         row = self.session.run_row(tid)
         if row is None or row.get("outcome") != "failure":
@@ -593,14 +615,14 @@ class MainWindow(QMainWindow):
         if not self.jobs.running("judge_curve"):
             self._start_judge_curve()
 
-    def _start_judge_curve(self) -> None:
+    def _start_judge_curve(self, background: bool = True) -> Job | None:
         tid, self._judge_curve_wanted = self._judge_curve_wanted, None
         if tid is None:
-            return
+            return None
         try:
             resolve_analyze()
         except ImportError:
-            return
+            return None
         self._judge_curve_done.add(tid)
         _use, model = current_choice()
         traces = self.session.traces.filter(pl.col("trace_id") == tid)
@@ -609,12 +631,14 @@ class MainWindow(QMainWindow):
                          use_embedder=ui_settings.get_str(EMBEDDER_KEY, "1") == "1", judge_curve=True,
                          ranker=self.analysis_ranker()[0])
         job.kind = "judge_curve"
+        job.background = background
+        row = self.session.run_row(tid) or {}
+        job.title = self.tr("Judge value curve of {run}").format(run=str(row.get("native_id") or tid)[:32])
         job.signals.partial.connect(lambda ra, j=job: self.persistence.save(ra, j.analysis_version))
         job.signals.notice.connect(self._judge_notice)
         job.signals.finished.connect(self._judge_curve_finished)
         job.signals.failed.connect(lambda msg, details: self.show_error(self.tr("The judge curve failed: {msg}").format(msg=msg), details))
-        self.job_label.setText(self.tr("Judge value curve…"))
-        self.jobs.start(job)
+        return self.jobs.start(job)
 
     def _judge_curve_finished(self, result: AnalysisResult) -> None:
         if result.runs.height and not result.cancelled:
@@ -665,8 +689,7 @@ class MainWindow(QMainWindow):
 
     def cancel_jobs(self) -> None:
         """Cancel every background job (they stop after the current file or run)."""
-        if self.jobs.cancel_all():
-            self.job_label.setText(self.tr("Cancelling after the current item…"))
+        self.jobs.cancel_all()  # the jobs indicator says "cancelling after the current item"
 
     def choose_judge(self) -> None:
         """Analysis ▸ Judge model."""
@@ -676,24 +699,8 @@ class MainWindow(QMainWindow):
 
     # status -----------------------------------------------------------------------------------------------
     def _on_busy(self, busy: bool) -> None:
-        for w in (self.job_label, self.progress, self.cancel_button):
-            w.setVisible(busy)
-        self.act_cancel.setEnabled(busy)
-        if busy:
-            self.progress.setRange(0, 0)
+        self.act_cancel.setEnabled(busy)  # the jobs indicator shows and hides itself
         self._update_actions()
-
-    def _on_progress(self, kind: str, done: int, total: int, message: str) -> None:
-        if total > 0:
-            self.progress.setRange(0, total)
-            self.progress.setValue(min(done, total))
-            self.progress.setFormat(f"{done}/{total}")
-        label = {"load": self.tr("Loading"), "judge_curve": self.tr("Judge value curve"),
-                 "adapt": self.tr("Adapting the ranker")}.get(kind, self.tr("Analysing"))
-        unit = self.tr("Cancel stops after the current file") if kind == "load" else self.tr("Cancel stops after the current run")
-        self.job_label.setText(f"{label}: {message[:48]}" if message else label)
-        self.job_label.setToolTip(unit)
-        self.progress.setToolTip(unit)
 
     def _update_counts(self) -> None:
         c = self.session.counts()
@@ -723,6 +730,7 @@ class MainWindow(QMainWindow):
         self.act_refresh_stale.setEnabled(bool(self.session.stale) and not analysing)
         self.act_export_csv.setEnabled(has_runs)
         self.act_export_parquet.setEnabled(has_runs)
+        self.act_judge_curve.setEnabled(bool(sel.trace_id))
 
     def show_error(self, text: str, details: str | None = None) -> None:
         """Show an error in the message bar (with "Copy details")."""

@@ -13,6 +13,7 @@ story at its decisive step, and writes one PNG per tab:
 * ``signals.png``: the run view of the riskiest run, with the signal-detector overlays
   (cumulative risk, the missed check, re-sent context and wasted steps on the token track).
 * ``insights.png``: the Insights view (failures grouped across runs), its largest insight selected.
+* ``tag_chips.png`` and ``jobs_indicator.png``: see :mod:`ui.screenshot_tags_jobs`.
 
 Feature modules can add their own shots: if ``ui.actions.tagging`` defines
 ``extra_screenshots(window, out_dir) -> list[Path]`` it is called last.
@@ -127,6 +128,9 @@ def render(out_dir: Path, paths: list[str], embeddings: bool = True) -> list[Pat
     window.close()
     written.append(report_first_page(out_dir / "report_pdf_page1.png", session))
     written.extend(paired_screenshots(out_dir))
+    from ui.screenshot_tags_jobs import render_tags_and_jobs
+
+    written.extend(render_tags_and_jobs(out_dir, paths))
     return written
 
 

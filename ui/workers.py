@@ -3,8 +3,12 @@
 Workers report progress, deliver partial results (one file's LoadResult, one run's
 RunAnalysis) as they appear, and stop at the next unit boundary when cancelled through a
 :class:`analyzer.jobs.CancelFlag` (granularity: one file when loading, one run when
-analysing). Results are delivered to the GUI thread by Qt's queued signals; nothing here
-touches widgets and nothing calls ``processEvents()``.
+analysing; with the judge: one judge call). Results are delivered to the GUI thread by
+Qt's queued signals; nothing here touches widgets and nothing calls ``processEvents()``.
+
+Every job keeps its last report (:attr:`Job.last_progress`, :attr:`Job.last_event`) so the
+status bar's jobs indicator (:mod:`ui.views.jobs_indicator`) can list every running job with
+what it is doing now, and cancel each one.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 import polars as pl
 from PySide6.QtCore import QCoreApplication, QObject, QRunnable, QThreadPool, Signal, Slot
 
-from analyzer.jobs import CancelFlag
+from analyzer.jobs import CancelFlag, ProgressEvent
 
 AnalyzeFn = Callable[..., Any]
 
@@ -28,6 +32,8 @@ class WorkerSignals(QObject):
 
     Signals:
         progress(done, total, message)
+        event(object): a structured :class:`analyzer.jobs.ProgressEvent` (analysis: per run and
+            per judge call).
         partial(object): a per-file LoadResult or a per-run RunAnalysis.
         notice(str): a non-fatal message (e.g. the judge model is missing, analysis runs without it).
         finished(object): the final result.
@@ -35,14 +41,39 @@ class WorkerSignals(QObject):
     """
 
     progress = Signal(int, int, str)
+    event = Signal(object)
     partial = Signal(object)
     notice = Signal(str)
     finished = Signal(object)
     failed = Signal(str, str)
 
 
+class JobProgress:
+    """The progress sink a job hands to core functions (an :class:`analyzer.jobs.EventProgress`)."""
+
+    def __init__(self, job: Job) -> None:
+        self._job = job
+
+    def __call__(self, done: int, total: int, message: str = "") -> None:
+        self._job._progress(done, total, message)
+
+    def event(self, event: ProgressEvent) -> None:
+        """Forward a structured report to the GUI thread."""
+        self._job.last_event = event
+        self._job.event_is_latest = True
+        self._job.signals.event.emit(event)
+
+
 class Job(QRunnable):
-    """A cancellable background job."""
+    """A cancellable background job.
+
+    Attributes:
+        kind: What the job does (``load``, ``analyze``, ``judge_curve``, ``adapt``, ...).
+        title: What the jobs indicator calls it (empty: a title for the kind).
+        background: Started by the app on its own, not by an action of the analyst.
+        last_progress: The last ``(done, total, message)`` report.
+        last_event: The last structured report (analysis only).
+    """
 
     kind = "job"
 
@@ -51,12 +82,26 @@ class Job(QRunnable):
         self.setAutoDelete(False)
         self.signals = WorkerSignals()
         self.cancel_flag = CancelFlag()
+        self.title = ""
+        self.background = False
+        self.last_progress: tuple[int, int, str] | None = None
+        self.last_event: ProgressEvent | None = None
+        self.event_is_latest = False
+        """The last report was an event (else a ``(done, total, message)`` report)."""
+        self.sink = JobProgress(self)
 
     def cancel(self) -> None:
         """Ask the job to stop at the next unit boundary."""
         self.cancel_flag.cancel()
 
+    @property
+    def cancelling(self) -> bool:
+        """True once cancel was asked (the job still finishes its current unit)."""
+        return self.cancel_flag.cancelled
+
     def _progress(self, done: int, total: int, message: str = "") -> None:
+        self.last_progress = (int(done), int(total), str(message))
+        self.event_is_latest = False
         self.signals.progress.emit(int(done), int(total), str(message))
 
     @Slot()
@@ -163,6 +208,11 @@ class AnalyzeJob(Job):
         self.analysis_version: str | None = None
         """Version of the results (set in the pool thread before the first run is analysed)."""
 
+    def _cancelled_result(self) -> Any:
+        from analyzer.analysis.result import AnalysisResult
+
+        return AnalysisResult.from_runs([], cancelled=True)
+
     def work(self) -> Any:
         from analyzer.errors import ModelUnavailable
 
@@ -188,12 +238,23 @@ class AnalyzeJob(Job):
             from analyzer.pipeline import AnalyzeOptions
 
             kwargs["options"] = AnalyzeOptions(judge_curve=True)
+        if self.cancel_flag.cancelled:
+            return self._cancelled_result()
         if judge is None:
-            return analyze(self.traces, self.steps, judge=None, embedder=embedder, progress=self._progress,
+            return analyze(self.traces, self.steps, judge=None, embedder=embedder, progress=self.sink,
                            cancel=self.cancel_flag, on_run=self.signals.partial.emit, **kwargs)
-        with _judge_run_lock:  # one llama.cpp context is not thread-safe: judge jobs take turns
-            return analyze(self.traces, self.steps, judge=judge, embedder=embedder, progress=self._progress,
+        # one llama.cpp context is not thread-safe: judge jobs take turns, and say so while they wait
+        if not _judge_run_lock.acquire(blocking=False):
+            self._progress(0, self.traces.height,
+                           QCoreApplication.translate("Workers", "waiting for another judge job to finish"))
+            while not _judge_run_lock.acquire(timeout=0.2):
+                if self.cancel_flag.cancelled:
+                    return self._cancelled_result()
+        try:
+            return analyze(self.traces, self.steps, judge=judge, embedder=embedder, progress=self.sink,
                            cancel=self.cancel_flag, on_run=self.signals.partial.emit, **kwargs)
+        finally:
+            _judge_run_lock.release()
 
 
 class JobRunner(QObject):
@@ -202,10 +263,14 @@ class JobRunner(QObject):
     Signals:
         busyChanged(bool): True while any job runs.
         progress(kind, done, total, message)
+        jobsChanged: A job started, finished or was asked to cancel.
+        jobUpdated(object): A job reported progress (its ``last_progress``/``last_event`` changed).
     """
 
     busyChanged = Signal(bool)
     progress = Signal(str, int, int, str)
+    jobsChanged = Signal()
+    jobUpdated = Signal(object)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -215,19 +280,34 @@ class JobRunner(QObject):
     def start(self, job: Job) -> Job:
         """Run a job in the background."""
         self.jobs.append(job)
-        job.signals.progress.connect(lambda d, t, m, k=job.kind: self.progress.emit(k, d, t, m))
+        job.signals.progress.connect(lambda d, t, m, j=job: self._on_progress(j, d, t, m))
+        job.signals.event.connect(lambda _e, j=job: self.jobUpdated.emit(j))
         job.signals.finished.connect(lambda _r, j=job: self._done(j))
         job.signals.failed.connect(lambda _m, _d, j=job: self._done(j))
         if len(self.jobs) == 1:
             self.busyChanged.emit(True)
+        self.jobsChanged.emit()
         self.pool.start(job)
         return job
+
+    def _on_progress(self, job: Job, done: int, total: int, message: str) -> None:
+        self.progress.emit(job.kind, done, total, message)
+        self.jobUpdated.emit(job)
 
     def _done(self, job: Job) -> None:
         if job in self.jobs:
             self.jobs.remove(job)
+        self.jobsChanged.emit()
         if not self.jobs:
             self.busyChanged.emit(False)
+
+    def cancel(self, job: Job) -> bool:
+        """Ask one job to stop at its next unit boundary; False if it is not running."""
+        if job not in self.jobs:
+            return False
+        job.cancel()
+        self.jobsChanged.emit()
+        return True
 
     def running(self, kind: str | None = None) -> list[Job]:
         """Jobs still running (of one kind, or all)."""
@@ -237,6 +317,8 @@ class JobRunner(QObject):
         """Ask every running job to stop; returns how many were asked."""
         for j in self.jobs:
             j.cancel()
+        if self.jobs:
+            self.jobsChanged.emit()
         return len(self.jobs)
 
     def wait(self, msecs: int = 30000) -> bool:

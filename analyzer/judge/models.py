@@ -150,6 +150,35 @@ def locate_default_model(name: str = DEFAULT_JUDGE_MODEL) -> Path:
     return _locate_in_package(model, "SmolLM2-135M-Instruct.Q4_1.gguf")
 
 
+def packaged_model_problem(name: str = DEFAULT_JUDGE_MODEL) -> str | None:
+    """Why a packaged judge model cannot be used here, or None when it can.
+
+    Cheap: looks for the model's package and for llama-cpp-python without importing,
+    loading or reassembling anything (the file itself is checked when the judge loads).
+
+    Args:
+        name: Packaged model name (aliases allowed).
+
+    Returns:
+        A plain-words reason (with the install hint), or None.
+    """
+    canonical = packaged_model_name(name)
+    if canonical is None:
+        known = ", ".join(sorted(PACKAGED_MODELS))
+        return f"unknown packaged judge model '{name}' (known: {known})"
+    model = PACKAGED_MODELS[canonical]
+    if _package_dir(model.package) is None:
+        return _install_hint(model)
+    try:
+        backend = importlib.util.find_spec("llama_cpp")
+    except (ImportError, ValueError):
+        backend = None
+    if backend is None:
+        return ("the judge needs llama-cpp-python, which is not installed "
+                "(pip install 'trajscope[models]')")
+    return None
+
+
 def check_gguf_file(path: Path) -> None:
     """Raise :class:`ModelUnavailable` unless ``path`` is a readable file with a GGUF header.
 

@@ -35,6 +35,9 @@ def isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
 
     ui_settings.set_str("ui/language", "en")
     ui_settings.set_str("ui/theme", "light")
+    # the app's default is the bundled judge when installed; UI tests run the cheap analysis
+    # unless they choose a judge (tests/ui/test_judge_default.py checks the default itself)
+    ui_settings.set_str("analysis/use_judge", "0")
     yield qs
 
 

@@ -147,6 +147,7 @@ def test_opening_a_failed_run_computes_the_judge_curve_in_background(loaded, qtb
     from ui.dialogs.judge_dialog import store_choice
 
     ui_settings.set_str("analysis/use_embedder", "0")
+    ui_settings.set_str("jobs/auto_start", "1")  # off by default: opening a run starts nothing
     monkeypatch.setattr("ui.workers.resolve_judge", lambda choice: _FakeJudge())
     store_choice(True, None)
     w = loaded

@@ -57,7 +57,9 @@ def test_chinese_translation_loads_and_window_speaks_it(qtbot, app):
         assert w.file_menu.title() == "文件(&F)"
         assert w.act_analyze_sel.text() == "分析所选运行(&S)"
         assert w.tabs.tabText(w.tabs.indexOf(w.compare)) == "模型比较"
-        header = w.runs_panel.model.headerData(1, Qt.Orientation.Horizontal)
+        from ui.models.runs_table import COLUMNS
+
+        header = w.runs_panel.model.headerData([c.key for c in COLUMNS].index("model"), Qt.Orientation.Horizontal)
         assert header == "模型"
         assert "个运行" in w.count_runs.text()
         w.close()

@@ -3,12 +3,18 @@
 The choice is stored in :mod:`analyzer.settings` (shared with ``trajscope analyze``) and
 whether to use a judge at all in the UI settings. A missing or invalid file is reported in
 the dialog, in plain words, before it is accepted.
+
+Default (nothing chosen yet): the bundled judge, as ``trajscope analyze`` does without
+``--no-judge``, when its model package and llama-cpp-python are installed; otherwise no judge,
+and the dialog says why the bundled model cannot be chosen.
 """
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -47,9 +53,32 @@ def default_model_name() -> str:
     return DEFAULT_JUDGE_MODEL
 
 
+@functools.cache
+def bundled_judge_problem(name: str | None = None) -> str | None:
+    """Why a bundled judge model (default: the default one) cannot be used here; None when it can.
+
+    Cheap (no model is loaded) and computed once per process.
+    """
+    try:
+        from analyzer.judge.models import packaged_model_problem
+    except ImportError:
+        return "the judge is not part of this installation"
+    return packaged_model_problem(name or default_model_name())
+
+
+def default_use_judge() -> bool:
+    """Whether the analysis uses a judge before the analyst chose: yes when the bundled judge is installed."""
+    return bundled_judge_problem() is None
+
+
 def current_choice() -> tuple[bool, str | None]:
-    """(use a judge?, model name or path; None = default)."""
-    use = ui_settings.get_str(USE_JUDGE_KEY, "0") == "1"
+    """(use a judge?, model name or path; None = default).
+
+    Until the analyst chooses, the bundled judge is used when it is installed (as the
+    command line does), else no judge.
+    """
+    raw = ui_settings.get_str(USE_JUDGE_KEY, "")
+    use = raw == "1" if raw in ("0", "1") else default_use_judge()
     try:
         from analyzer.settings import load_settings
         model = load_settings().judge_model
@@ -101,8 +130,18 @@ class JudgeDialog(QDialog):
                                "names the failure category and draws its own value curve. Without it the analysis "
                                "uses the fast cheap estimator only. Nothing is downloaded."), self)
         intro.setWordWrap(True)
+        problem = bundled_judge_problem()
         self.none_btn = QRadioButton(self.tr("No judge: cheap estimator only (fastest)"), self)
-        self.bundled_btn = QRadioButton(self.tr("Bundled model"), self)
+        self.bundled_btn = QRadioButton(self.tr("Bundled model (default)"), self)
+        self.bundled_problem = QLabel(self)
+        self.bundled_problem.setObjectName("bundledProblem")
+        self.bundled_problem.setWordWrap(True)
+        self.bundled_problem.setEnabled(False)
+        if problem:
+            self.none_btn.setText(self.tr("No judge: cheap estimator only (the default while the bundled judge is not installed)"))
+            self.bundled_btn.setText(self.tr("Bundled model (the default one is not installed)"))
+            self.bundled_problem.setText(self.tr("The default bundled judge cannot be used: {reason}").format(reason=problem))
+        self.bundled_problem.setVisible(bool(problem))
         self.file_btn = QRadioButton(self.tr("Any GGUF file"), self)
         group = QButtonGroup(self)
         for b in (self.none_btn, self.bundled_btn, self.file_btn):
@@ -110,9 +149,19 @@ class JudgeDialog(QDialog):
         self.bundled = QComboBox(self)
         default = default_model_name()
         default_label = self.tr("default")
+        missing_label = self.tr("not installed")
         for name, desc in packaged.items():
             label = f"{name} — {desc}" + (f" ({default_label})" if name == default else "")
+            missing = bundled_judge_problem(name)
+            if missing:
+                label += f" — {missing_label}"
             self.bundled.addItem(label, name)
+            if missing:
+                self.bundled.setItemData(self.bundled.count() - 1, missing, Qt.ItemDataRole.ToolTipRole)
+        if packaged and all(bundled_judge_problem(n) for n in packaged):
+            self.bundled_btn.setText(self.tr("Bundled model (not installed)"))
+            self.bundled_btn.setEnabled(False)
+            self.bundled.setEnabled(False)
         if not packaged:
             self.bundled.addItem(self.tr("(the judge package is not installed)"), None)
             self.bundled_btn.setEnabled(False)
@@ -136,6 +185,7 @@ class JudgeDialog(QDialog):
         lay.addWidget(self.none_btn)
         lay.addWidget(self.bundled_btn)
         lay.addWidget(self.bundled)
+        lay.addWidget(self.bundled_problem)
         lay.addWidget(self.file_btn)
         lay.addLayout(file_row)
         lay.addWidget(self.error)

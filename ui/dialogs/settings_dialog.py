@@ -21,6 +21,8 @@ from ui.i18n import LANGUAGES
 LANGUAGE_KEY = "ui/language"
 THEME_KEY = "ui/theme"
 EMBEDDER_KEY = "analysis/use_embedder"
+AUTO_JOBS_KEY = "jobs/auto_start"
+"""Same key as :data:`ui.main_window.AUTO_JOBS_KEY` (default off)."""
 
 
 class SettingsDialog(QDialog):
@@ -49,12 +51,19 @@ class SettingsDialog(QDialog):
         self.embedder = QCheckBox(self.tr("Use sentence embeddings (adds the task-alignment curve; slower the first time)"), self)
         self.embedder.setObjectName("embedderBox")
         self.embedder.setChecked(ui_settings.get_str(EMBEDDER_KEY, "1") == "1")
+        self.auto_jobs = QCheckBox(self.tr("Start background jobs on their own (the judge's value curve of a failed "
+                                           "run when you open it)"), self)
+        self.auto_jobs.setObjectName("autoJobsBox")
+        self.auto_jobs.setToolTip(self.tr("Off: such jobs start only when you ask (Analysis ▸ Judge value curve of "
+                                          "this run). Every job shows in the status bar's Jobs list, with Cancel."))
+        self.auto_jobs.setChecked(ui_settings.get_str(AUTO_JOBS_KEY, "0") == "1")
         form = QFormLayout()
         form.addRow(self.tr("Language"), self.language)
         form.addRow(self.tr("Theme"), self.theme)
         form.addRow(self.tr("Judge model"), self.judge_label)
         form.addRow("", judge_btn)
         form.addRow(self.tr("Analysis"), self.embedder)
+        form.addRow(self.tr("Background jobs"), self.auto_jobs)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -82,4 +91,5 @@ class SettingsDialog(QDialog):
         ui_settings.set_str(LANGUAGE_KEY, self.selected_language())
         ui_settings.set_str(THEME_KEY, self.selected_theme())
         ui_settings.set_str(EMBEDDER_KEY, "1" if self.embedder.isChecked() else "0")
+        ui_settings.set_str(AUTO_JOBS_KEY, "1" if self.auto_jobs.isChecked() else "0")
         super().accept()

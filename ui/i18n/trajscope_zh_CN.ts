@@ -1401,6 +1401,129 @@ Empty: back to the rule's suggestion.</source>
     </message>
 </context>
 <context>
+    <name>JobsIndicator</name>
+    <message>
+        <source>Loading</source>
+        <translation>正在加载</translation>
+    </message>
+    <message>
+        <source>Analysing</source>
+        <translation>正在分析</translation>
+    </message>
+    <message>
+        <source>Judge value curve</source>
+        <translation>评审价值曲线</translation>
+    </message>
+    <message>
+        <source>Adapting the ranker</source>
+        <translation>正在适配排序器</translation>
+    </message>
+    <message>
+        <source>Grouping failures</source>
+        <translation>正在归组失败</translation>
+    </message>
+    <message>
+        <source>Exporting</source>
+        <translation>正在导出</translation>
+    </message>
+    <message>
+        <source>Working</source>
+        <translation>正在处理</translation>
+    </message>
+    <message>
+        <source>Cancel stops after the current file</source>
+        <translation>取消将在当前文件处理完后停止</translation>
+    </message>
+    <message>
+        <source>Cancel stops after the current run (with the judge: after the current judge call)</source>
+        <translation>取消将在当前运行处理完后停止（使用评审模型时：在当前评审调用结束后）</translation>
+    </message>
+    <message>
+        <source>Cancel stops at the next step of the work</source>
+        <translation>取消将在工作的下一步停止</translation>
+    </message>
+    <message>
+        <source>about {n} s left</source>
+        <translation>约剩 {n} 秒</translation>
+    </message>
+    <message>
+        <source>about {n} min left</source>
+        <translation>约剩 {n} 分钟</translation>
+    </message>
+    <message>
+        <source>about {h} h {m} min left</source>
+        <translation>约剩 {h} 小时 {m} 分钟</translation>
+    </message>
+    <message>
+        <source>finishing</source>
+        <translation>即将完成</translation>
+    </message>
+    <message>
+        <source>run {i}/{n}</source>
+        <translation>运行 {i}/{n}</translation>
+    </message>
+    <message>
+        <source>judge: category of step {step}</source>
+        <translation>评审：第 {step} 步的类别</translation>
+    </message>
+    <message>
+        <source>judge: comparing steps {steps}</source>
+        <translation>评审：比较第 {steps} 步</translation>
+    </message>
+    <message>
+        <source>judge value curve: step {step}/{steps}</source>
+        <translation>评审价值曲线：第 {step}/{steps} 步</translation>
+    </message>
+    <message>
+        <source>{n} steps</source>
+        <translation>{n} 步</translation>
+    </message>
+    <message>
+        <source>cancelling after the current item…</source>
+        <translation>当前项完成后取消…</translation>
+    </message>
+    <message>
+        <source>starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>step {step}/{steps}</source>
+        <translation>第 {step}/{steps} 步</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>started on its own</source>
+        <translation>自动启动</translation>
+    </message>
+    <message>
+        <source>Cancel all</source>
+        <translation>全部取消</translation>
+    </message>
+    <message>
+        <source>No background jobs are running.</source>
+        <translation>没有正在运行的后台任务。</translation>
+    </message>
+    <message>
+        <source>{n} running jobs</source>
+        <translation>{n} 个正在运行的任务</translation>
+    </message>
+    <message>
+        <source>Every running job, with its progress and Cancel</source>
+        <translation>所有正在运行的任务，以及进度和取消按钮</translation>
+    </message>
+    <message>
+        <source>Jobs ({n}) ▾</source>
+        <translation>任务 ({n}) ▾</translation>
+    </message>
+    <message>
+        <source>Cancel “{title}”. {unit}</source>
+        <translation>取消“{title}”。{unit}</translation>
+    </message>
+</context>
+<context>
     <name>JudgeDialog</name>
     <message>
         <source>Judge model</source>
@@ -1415,8 +1538,20 @@ Empty: back to the rule's suggestion.</source>
         <translation>不使用评审模型：仅用快速估计器（最快）</translation>
     </message>
     <message>
-        <source>Bundled model</source>
-        <translation>内置模型</translation>
+        <source>Bundled model (default)</source>
+        <translation>内置模型（默认）</translation>
+    </message>
+    <message>
+        <source>No judge: cheap estimator only (the default while the bundled judge is not installed)</source>
+        <translation>不使用评审模型：仅使用快速估计器（未安装内置评审模型时的默认选项）</translation>
+    </message>
+    <message>
+        <source>Bundled model (the default one is not installed)</source>
+        <translation>内置模型（默认模型未安装）</translation>
+    </message>
+    <message>
+        <source>The default bundled judge cannot be used: {reason}</source>
+        <translation>无法使用默认的内置评审模型：{reason}</translation>
     </message>
     <message>
         <source>Any GGUF file</source>
@@ -1425,6 +1560,14 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>default</source>
         <translation>默认</translation>
+    </message>
+    <message>
+        <source>not installed</source>
+        <translation>未安装</translation>
+    </message>
+    <message>
+        <source>Bundled model (not installed)</source>
+        <translation>内置模型（未安装）</translation>
     </message>
     <message>
         <source>(the judge package is not installed)</source>
@@ -1605,6 +1748,14 @@ Empty: back to the rule's suggestion.</source>
         <translation>在当前文件或运行完成后停止后台工作</translation>
     </message>
     <message>
+        <source>Judge &amp;value curve of this run</source>
+        <translation>此运行的评审价值曲线(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Ask the judge for its per-step value curve of the selected run (runs in the background)</source>
+        <translation>请评审模型为所选运行计算逐步价值曲线（在后台运行）</translation>
+    </message>
+    <message>
         <source>&amp;Judge model…</source>
         <translation>评审模型(&amp;J)…</translation>
     </message>
@@ -1741,14 +1892,6 @@ Empty: back to the rule's suggestion.</source>
         <translation>显示无法读取的文件及原因</translation>
     </message>
     <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <source>Stops after the current file (loading) or the current run (analysis)</source>
-        <translation>在当前文件（加载时）或当前运行（分析时）完成后停止</translation>
-    </message>
-    <message>
         <source>The tagging desk could not be loaded: {err}</source>
         <translation>无法加载标注台：{err}</translation>
     </message>
@@ -1793,10 +1936,6 @@ Empty: back to the rule's suggestion.</source>
         <translation>加载失败：{msg}</translation>
     </message>
     <message>
-        <source>Loading…</source>
-        <translation>正在加载…</translation>
-    </message>
-    <message>
         <source>Loading cancelled: {runs} runs from {files} files were loaded.</source>
         <translation>加载已取消：已从 {files} 个文件加载 {runs} 个运行。</translation>
     </message>
@@ -1833,16 +1972,8 @@ Empty: back to the rule's suggestion.</source>
         <translation>分析失败：{msg}</translation>
     </message>
     <message>
-        <source>Analysing {n} runs…</source>
-        <translation>正在分析 {n} 个运行…</translation>
-    </message>
-    <message>
         <source>The judge curve failed: {msg}</source>
         <translation>评审价值曲线计算失败：{msg}</translation>
-    </message>
-    <message>
-        <source>Judge value curve…</source>
-        <translation>正在计算评审价值曲线…</translation>
     </message>
     <message>
         <source>The judge model could not be loaded, so the analysis runs without it: {reason}</source>
@@ -1851,6 +1982,30 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>Choose judge…</source>
         <translation>选择评审模型…</translation>
+    </message>
+    <message>
+        <source>Loading {n} files and folders</source>
+        <translation>正在加载 {n} 个文件和文件夹</translation>
+    </message>
+    <message>
+        <source>Analysing {n} runs</source>
+        <translation>正在分析 {n} 个运行</translation>
+    </message>
+    <message>
+        <source>Select a run in the table first.</source>
+        <translation>请先在表格中选择一个运行。</translation>
+    </message>
+    <message>
+        <source>No judge is chosen: pick one in Analysis ▸ Judge model.</source>
+        <translation>尚未选择评审模型：请在 分析 ▸ 评审模型 中选择。</translation>
+    </message>
+    <message>
+        <source>The judge value curve of this run starts when the current one ends.</source>
+        <translation>当前评审价值曲线完成后，将开始计算此运行的曲线。</translation>
+    </message>
+    <message>
+        <source>Judge value curve of {run}</source>
+        <translation>{run} 的评审价值曲线</translation>
     </message>
     <message>
         <source>Analysis cancelled after {n} of {total} runs; their results are kept.</source>
@@ -1873,32 +2028,8 @@ Empty: back to the rule's suggestion.</source>
         <translation>没有过期的分析结果：所有已分析的运行都是最新的。</translation>
     </message>
     <message>
-        <source>Cancelling after the current item…</source>
-        <translation>将在当前项完成后取消…</translation>
-    </message>
-    <message>
         <source>Loading</source>
         <translation>正在加载</translation>
-    </message>
-    <message>
-        <source>Analysing</source>
-        <translation>正在分析</translation>
-    </message>
-    <message>
-        <source>Judge value curve</source>
-        <translation>评审价值曲线</translation>
-    </message>
-    <message>
-        <source>Adapting the ranker</source>
-        <translation>正在适配排序器</translation>
-    </message>
-    <message>
-        <source>Cancel stops after the current file</source>
-        <translation>取消将在当前文件处理完后停止</translation>
-    </message>
-    <message>
-        <source>Cancel stops after the current run</source>
-        <translation>取消将在当前运行分析完后停止</translation>
     </message>
     <message>
         <source>{n} runs</source>
@@ -2387,8 +2518,20 @@ Empty: back to the rule's suggestion.</source>
 <context>
     <name>RunsPanel</name>
     <message>
+        <source>Runs table &amp;columns</source>
+        <translation>运行表的列(&amp;C)</translation>
+    </message>
+    <message>
         <source>{shown} of {total} runs</source>
         <translation>{shown} / {total} 个运行</translation>
+    </message>
+    <message>
+        <source>Reset columns</source>
+        <translation>重置列</translation>
+    </message>
+    <message>
+        <source>Show every column in the default order, sized to its content</source>
+        <translation>按默认顺序显示所有列，并按内容调整宽度</translation>
     </message>
 </context>
 <context>
@@ -2517,6 +2660,14 @@ Empty: back to the rule's suggestion.</source>
         <translation>使用句向量（增加任务对齐曲线；首次较慢）</translation>
     </message>
     <message>
+        <source>Start background jobs on their own (the judge's value curve of a failed run when you open it)</source>
+        <translation>自动启动后台任务（打开失败的运行时计算其评审价值曲线）</translation>
+    </message>
+    <message>
+        <source>Off: such jobs start only when you ask (Analysis ▸ Judge value curve of this run). Every job shows in the status bar's Jobs list, with Cancel.</source>
+        <translation>关闭时，此类任务只在您要求时启动（分析 ▸ 此运行的评审价值曲线）。每个任务都显示在状态栏的任务列表中，并可取消。</translation>
+    </message>
+    <message>
         <source>Language</source>
         <translation>语言</translation>
     </message>
@@ -2531,6 +2682,10 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>Analysis</source>
         <translation>分析</translation>
+    </message>
+    <message>
+        <source>Background jobs</source>
+        <translation>后台任务</translation>
     </message>
     <message>
         <source>bundled default</source>
@@ -2621,6 +2776,18 @@ Empty: back to the rule's suggestion.</source>
         <translation>决定性</translation>
     </message>
     <message>
+        <source>ANALYST: DECISIVE</source>
+        <translation>分析员：决定性</translation>
+    </message>
+    <message>
+        <source>+{n}</source>
+        <translation>+{n}</translation>
+    </message>
+    <message>
+        <source>suggestion rejected</source>
+        <translation>已拒绝建议</translation>
+    </message>
+    <message>
         <source>CANDIDATE {n}</source>
         <translation>候选 {n}</translation>
     </message>
@@ -2647,6 +2814,30 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>Candidate decisive step #{n}</source>
         <translation>候选决定性步骤 #{n}</translation>
+    </message>
+    <message>
+        <source>Decisive step (analyst)</source>
+        <translation>决定性步骤（分析员）</translation>
+    </message>
+    <message>
+        <source>Analyst category: {cat}</source>
+        <translation>分析员类别：{cat}</translation>
+    </message>
+    <message>
+        <source>Rejected suggestion: {cat}</source>
+        <translation>已拒绝的建议：{cat}</translation>
+    </message>
+    <message>
+        <source>The analyst rejected the suggestion at this step</source>
+        <translation>分析员拒绝了此步骤的建议</translation>
+    </message>
+    <message>
+        <source>Tag: {tag}</source>
+        <translation>标签：{tag}</translation>
+    </message>
+    <message>
+        <source>Note: {note}</source>
+        <translation>备注：{note}</translation>
     </message>
 </context>
 <context>
@@ -3271,6 +3462,10 @@ Open traces with File ▸ Open, or drop files and folders on the window.</source
     <message>
         <source>loading the embedder</source>
         <translation>正在加载嵌入模型</translation>
+    </message>
+    <message>
+        <source>waiting for another judge job to finish</source>
+        <translation>正在等待另一个评审任务完成</translation>
     </message>
 </context>
 </TS>

@@ -55,30 +55,33 @@ class Column:
 
 
 COLUMNS: tuple[Column, ...] = (
+    # what the analyst reads first comes first: the run, its outcome, the decisive step, its
+    # category and the tags; the long task text last (the column chooser hides or moves any)
     Column("trace_id", QT_TRANSLATE_NOOP("RunsTable", "Run"),
            QT_TRANSLATE_NOOP("RunsTable", "Stable content-derived run id"), 100),
-    Column("model", QT_TRANSLATE_NOOP("RunsTable", "Model"),
-           QT_TRANSLATE_NOOP("RunsTable", "Model that produced the run"), 104),
-    Column("task", QT_TRANSLATE_NOOP("RunsTable", "Task"),
-           QT_TRANSLATE_NOOP("RunsTable", "Task statement (full text in the tooltip)"), 200),
     Column("outcome", QT_TRANSLATE_NOOP("RunsTable", "Outcome"),
            QT_TRANSLATE_NOOP("RunsTable", "success, failure or unknown"), 74),
-    Column("n_steps", QT_TRANSLATE_NOOP("RunsTable", "Steps"),
-           QT_TRANSLATE_NOOP("RunsTable", "Number of steps"), 56, numeric=True),
     Column("decisive_step", QT_TRANSLATE_NOOP("RunsTable", "Decisive"),
            QT_TRANSLATE_NOOP("RunsTable", "Predicted decisive step (0-based)"), 70, numeric=True),
     Column("category", QT_TRANSLATE_NOOP("RunsTable", "Category"),
            QT_TRANSLATE_NOOP("RunsTable", "Failure category of the decisive step"), 150),
-    Column("confidence", QT_TRANSLATE_NOOP("RunsTable", "Confidence"),
-           QT_TRANSLATE_NOOP("RunsTable", "Confidence (0-1) in the decisive step"), 82, numeric=True),
-    Column("analysis_stale", QT_TRANSLATE_NOOP("RunsTable", "Analysis"),
-           QT_TRANSLATE_NOOP("RunsTable", "“stale”: analysed by an older analysis version (ranker, detectors or judge "
-                             "changed); Analysis ▸ Refresh stale analysis"), 64),
     Column("tags", QT_TRANSLATE_NOOP("RunsTable", "Tags"),
            QT_TRANSLATE_NOOP("RunsTable", "Analyst categories and custom tags"), 120),
     Column("analyst_status", QT_TRANSLATE_NOOP("RunsTable", "Review"),
            QT_TRANSLATE_NOOP("RunsTable", "Analyst review status"), 80),
+    Column("confidence", QT_TRANSLATE_NOOP("RunsTable", "Confidence"),
+           QT_TRANSLATE_NOOP("RunsTable", "Confidence (0-1) in the decisive step"), 82, numeric=True),
+    Column("model", QT_TRANSLATE_NOOP("RunsTable", "Model"),
+           QT_TRANSLATE_NOOP("RunsTable", "Model that produced the run"), 104),
+    Column("n_steps", QT_TRANSLATE_NOOP("RunsTable", "Steps"),
+           QT_TRANSLATE_NOOP("RunsTable", "Number of steps"), 56, numeric=True),
+    Column("analysis_stale", QT_TRANSLATE_NOOP("RunsTable", "Analysis"),
+           QT_TRANSLATE_NOOP("RunsTable", "“stale”: analysed by an older analysis version (ranker, detectors or judge "
+                             "changed); Analysis ▸ Refresh stale analysis"), 64),
+    Column("task", QT_TRANSLATE_NOOP("RunsTable", "Task"),
+           QT_TRANSLATE_NOOP("RunsTable", "Task statement (full text in the tooltip)"), 200),
 )
+"""Columns of the runs table in their default order."""
 
 _SWATCH_CACHE: dict[str, QIcon] = {}
 

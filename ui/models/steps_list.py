@@ -1,7 +1,8 @@
 """List model of one run's steps, as cards for the transcript view.
 
 Built from the session's frames when a run is selected; one :class:`StepCard` per step with
-what the card shows (text, tool call, error, value, findings, decisive/candidate rank).
+what the card shows (text, tool call, error, value, findings, decisive/candidate rank, and the
+analyst's tags and decisive mark from the workspace annotations).
 """
 
 from __future__ import annotations
@@ -28,6 +29,21 @@ class FindingMark:
     row: int
 
 
+@dataclass(frozen=True)
+class TagChip:
+    """An analyst tag shown as a chip on a step card.
+
+    Attributes:
+        kind: ``category`` (a taxonomy category the analyst gave or accepted), ``tag`` (a custom
+            tag) or ``rejected`` (the analyst rejected the suggestion at this step).
+        value: The taxonomy id (categories; for ``rejected`` the rejected one when known, else
+            empty) or the tag text.
+    """
+
+    kind: str
+    value: str
+
+
 @dataclass
 class StepCard:
     """Everything a step card paints.
@@ -38,6 +54,9 @@ class StepCard:
         gold: The file labels this step as the decisive one.
         expanded: The card shows its full content.
         match: The step matches the transcript search.
+        chips: The analyst's categories and tags on this step (categories first).
+        analyst_decisive: An analyst marked this step as the run's decisive step (key D).
+        note: The analyst's note on this step, if any.
         heights: Cached card heights by (available width, unfolded).
         layouts: Exactly measured layouts by (available width, unfolded), filled when painted.
     """
@@ -57,6 +76,9 @@ class StepCard:
     findings: list[FindingMark] = field(default_factory=list)
     rank: int | None = None
     gold: bool = False
+    chips: list[TagChip] = field(default_factory=list)
+    analyst_decisive: bool = False
+    note: str | None = None
     expanded: bool = False
     match: bool = False
     heights: dict[tuple[int, bool], int] = field(default_factory=dict)
@@ -84,14 +106,61 @@ _FINGERPRINT_COLUMNS = ("decisive_step", "category", "confidence", "top_steps", 
                         "n_findings", "min_value", "largest_drop", "tags", "analyst_status")
 
 
+def run_annotations(session: Session, trace_id: str) -> pl.DataFrame:
+    """The workspace annotations of one run's steps (run-level ones left out)."""
+    ann = session.annotations
+    if ann.height == 0:
+        return ann
+    return ann.filter((pl.col("trace_id") == trace_id) & pl.col("step").is_not_null())
+
+
+def step_tags(annotations: pl.DataFrame) -> dict[int, tuple[list[TagChip], bool, str | None]]:
+    """Per step: its chips, whether an analyst marked it decisive, and its note.
+
+    Args:
+        annotations: One run's step annotations (ANNOTATION_COLUMNS; several authors allowed).
+
+    Returns:
+        Step -> (chips: categories, then custom tags, then rejected categories; decisive; note).
+    """
+    acc: dict[int, tuple[list[str], list[str], list[str], list[bool], list[str]]] = {}
+    if annotations.height == 0:
+        return {}
+    for r in annotations.select("step", "category", "tags", "status", "note").iter_rows(named=True):
+        cats, tags, rejected, decisive, notes = acc.setdefault(int(r["step"]), ([], [], [], [], []))
+        status = r["status"] or ""
+        cat = r["category"]
+        if status == "rejected":  # the store clears the category: the chip says a suggestion was rejected
+            if str(cat or "") not in rejected:
+                rejected.append(str(cat or ""))
+        elif cat and cat not in cats:
+            cats.append(str(cat))
+        for t in str(r["tags"] or "").split(","):
+            if t.strip() and t.strip() not in tags:
+                tags.append(t.strip())
+        if status == "decisive":
+            decisive.append(True)
+        if r["note"] and str(r["note"]).strip():
+            notes.append(str(r["note"]).strip())
+    out: dict[int, tuple[list[TagChip], bool, str | None]] = {}
+    for step, (cats, tags, rejected, decisive, notes) in acc.items():
+        chips = ([TagChip("category", c) for c in cats] + [TagChip("tag", t) for t in sorted(tags)]
+                 + [TagChip("rejected", c) for c in rejected if c not in cats])
+        out[step] = (chips, bool(decisive), "\n".join(notes) or None)
+    return out
+
+
 def analysis_fingerprint(session: Session, trace_id: str) -> tuple[object, ...]:
     """What a run's views depend on besides its steps (cheap to compare after a merge)."""
     row = session.run_row(trace_id) or {}
     values = session.run_step_values(trace_id)
     judged = values["judge_value"].drop_nulls().len() if values.height else 0
     aligned = values["alignment"].drop_nulls().len() if values.height else 0
+    ann = run_annotations(session, trace_id)
+    marks = tuple(sorted((int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4])) for r in
+                         ann.select("step", "category", "tags", "status", "note").iter_rows())) if ann.height else ()
     return (*(row.get(c) for c in _FINGERPRINT_COLUMNS), values.height, judged, aligned,
-            session.annotations.height)
+            session.annotations.height, marks)
 
 
 def build_cards(session: Session, trace_id: str) -> list[StepCard]:
@@ -120,6 +189,7 @@ def build_cards(session: Session, trace_id: str) -> list[StepCard]:
             break
         ranks[s] = i + 2
     gold = run.get("gold_decisive_step")
+    tagged = step_tags(run_annotations(session, trace_id))
     cols = ["step", "agent", "role", "kind", "text", "tool_name", "tool_args", "is_error", "error_text",
             "tokens_in", "tokens_out"]
     cards: list[StepCard] = []
@@ -127,12 +197,14 @@ def build_cards(session: Session, trace_id: str) -> list[StepCard]:
         s = int(r[0])
         tin, tout = r[9], r[10]
         v, d = val.get(s, (None, None))
+        chips, analyst_decisive, note = tagged.get(s, ([], False, None))
         cards.append(StepCard(
             step=s, agent=r[1] or "", role=r[2] or "", kind=r[3] or "", text=r[4] or "",
             tool_name=r[5], tool_args=r[6], is_error=bool(r[7]), error_text=r[8],
             tokens=(tin or 0) + (tout or 0) if (tin or tout) else None,
             value=v, drop=d, findings=marks.get(s, []), rank=ranks.get(s),
-            gold=gold is not None and int(str(gold)) == s))
+            gold=gold is not None and int(str(gold)) == s,
+            chips=chips, analyst_decisive=analyst_decisive, note=note))
     return cards
 
 

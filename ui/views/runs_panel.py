@@ -1,4 +1,10 @@
-"""Runs panel: the filter bar above the runs table; sorting and filtering happen in polars."""
+"""Runs panel: the filter bar above the runs table; sorting and filtering happen in polars.
+
+The important columns come first (run, outcome, decisive step, category, tags) and each is
+sized to its content (up to a cap) until the analyst resizes it. The column chooser (the
+header's context menu, also View ▸ Runs table columns) hides, shows and reorders columns
+(drag a header); the choice is kept in the UI settings (``runs/columns``) and restored.
+"""
 
 from __future__ import annotations
 
@@ -32,6 +38,16 @@ from ui.theme import CATEGORY_COLORS
 
 TEXT_DEBOUNCE_MS = 250
 SAVED_FILTERS_KEY = "filters/saved"
+COLUMNS_KEY = "runs/columns"
+"""UI setting: ``{"hidden": [keys], "order": [keys in visual order]}`` of the runs table."""
+
+FIT_CAPS = {"task": 360, "model": 190, "category": 175, "tags": 220, "trace_id": 110}
+"""Widest a column grows when sized to its content (others: FIT_CAP); longer text is elided."""
+FIT_CAP = 130
+FIT_PAD = 6
+"""Room beside the content."""
+HEADER_PAD = 18
+"""Room beside a header title (the sort indicator)."""
 
 
 class FilterBar(QWidget):
@@ -268,11 +284,15 @@ class FilterBar(QWidget):
 class RunsPanel(QWidget):
     """Filter bar + runs table, linked to the session selection."""
 
-    def __init__(self, session: Session, bridge: SessionBridge, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Session, bridge: SessionBridge, parent: QWidget | None = None,
+                 persist: bool = True) -> None:
         super().__init__(parent)
         self.session = session
         self.bridge = bridge
+        self.persist = persist
         self._syncing = False
+        self._fitting = False
+        self._user_sized: set[str] = set()
         self._sort: tuple[str, bool] | None = None
         self.filter_bar = FilterBar(self)
         self.model = RunsTableModel(self)
@@ -297,9 +317,19 @@ class RunsPanel(QWidget):
         hh.setHighlightSections(False)
         hh.setStretchLastSection(False)
         hh.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        for i, c in enumerate(COLUMNS):
-            hh.resizeSection(i, c.width)
+        hh.setSectionsMovable(True)
+        hh.setMinimumSectionSize(36)
+        hh.setDefaultSectionSize(40)  # then each grows to its header and content (fit_columns)
         hh.sortIndicatorChanged.connect(self._on_sort)
+        hh.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        hh.customContextMenuRequested.connect(lambda pos: self.columns_menu.exec(hh.mapToGlobal(pos)))
+        hh.sectionResized.connect(self._on_section_resized)
+        hh.sectionMoved.connect(lambda *_a: self._save_columns())
+        self.columns_menu = QMenu(self.tr("Runs table &columns"), self)
+        self.columns_menu.setObjectName("runsColumnsMenu")
+        self.columns_menu.aboutToShow.connect(self._fill_columns_menu)
+        self._fill_columns_menu()
+        self._restore_columns()
         self.table.selectionModel().selectionChanged.connect(self._on_view_selection)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_row)
         self.count_label = QLabel(self)
@@ -335,9 +365,129 @@ class RunsPanel(QWidget):
         finally:
             self._syncing = False
         self._apply_selection(self.session.selection, scroll=False)
+        self.fit_columns()
         self._update_choices()
         total = self.session.traces.height
         self.count_label.setText(self.tr("{shown} of {total} runs").format(shown=frame.height, total=total))
+
+    # columns ------------------------------------------------------------------------
+    def fit_columns(self) -> None:
+        """Size each shown column to its header and content (up to its cap), unless the analyst resized it.
+
+        Columns only grow while the analyst works (no jitter when a filter narrows the rows);
+        "Reset columns" sizes them afresh.
+        """
+        hh = self.table.horizontalHeader()
+        fm = hh.fontMetrics()
+        self._fitting = True
+        try:
+            for i, c in enumerate(COLUMNS):
+                if hh.isSectionHidden(i) or c.key in self._user_sized:
+                    continue
+                title = str(self.model.headerData(i, Qt.Orientation.Horizontal) or "")
+                want = max(fm.horizontalAdvance(title) + HEADER_PAD, self.table.sizeHintForColumn(i) + FIT_PAD)
+                want = min(want, FIT_CAPS.get(c.key, FIT_CAP))
+                if want > hh.sectionSize(i) or self.model.rowCount() == 0:
+                    hh.resizeSection(i, want)
+        finally:
+            self._fitting = False
+
+    def _on_section_resized(self, index: int, _old: int, _new: int) -> None:
+        if self._fitting or self._syncing or not 0 <= index < len(COLUMNS):
+            return
+        self._user_sized.add(COLUMNS[index].key)
+
+    def column_keys(self, visible_only: bool = True) -> list[str]:
+        """Column keys in the order the table shows them (hidden ones left out unless asked)."""
+        hh = self.table.horizontalHeader()
+        out = []
+        for visual in range(hh.count()):
+            logical = hh.logicalIndex(visual)
+            if visible_only and hh.isSectionHidden(logical):
+                continue
+            out.append(COLUMNS[logical].key)
+        return out
+
+    def hidden_columns(self) -> list[str]:
+        """Keys of the hidden columns."""
+        hh = self.table.horizontalHeader()
+        return [c.key for i, c in enumerate(COLUMNS) if hh.isSectionHidden(i)]
+
+    def set_column_visible(self, key: str, visible: bool) -> None:
+        """Show or hide a column (at least one stays shown); the choice is saved."""
+        keys = [c.key for c in COLUMNS]
+        if key not in keys:
+            return
+        if not visible and len(self.column_keys()) <= 1:
+            return
+        self.table.horizontalHeader().setSectionHidden(keys.index(key), not visible)
+        if visible:
+            self.fit_columns()
+        self._save_columns()
+
+    def reset_columns(self) -> None:
+        """Every column shown, in the default order, sized to its content."""
+        hh = self.table.horizontalHeader()
+        self._syncing = True
+        try:
+            for i in range(len(COLUMNS)):
+                hh.setSectionHidden(i, False)
+                hh.moveSection(hh.visualIndex(i), i)
+                hh.resizeSection(i, hh.minimumSectionSize())
+        finally:
+            self._syncing = False
+        self._user_sized.clear()
+        self.fit_columns()
+        self._save_columns()
+
+    def _fill_columns_menu(self) -> None:
+        m = self.columns_menu
+        m.clear()
+        hidden = set(self.hidden_columns())
+        shown = self.column_keys()
+        for key in self.column_keys(visible_only=False):
+            i = [c.key for c in COLUMNS].index(key)
+            title = str(self.model.headerData(i, Qt.Orientation.Horizontal) or key)
+            act = m.addAction(title)
+            act.setObjectName(f"column_{key}")
+            act.setCheckable(True)
+            act.setChecked(key not in hidden)
+            act.setEnabled(key in hidden or len(shown) > 1)
+            act.setToolTip(str(self.model.headerData(i, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole) or ""))
+            act.toggled.connect(lambda on, k=key: self.set_column_visible(k, on))
+        m.addSeparator()
+        reset = m.addAction(self.tr("Reset columns"))
+        reset.setObjectName("column_reset")
+        reset.setToolTip(self.tr("Show every column in the default order, sized to its content"))
+        reset.triggered.connect(lambda *_a: self.reset_columns())
+        m.setToolTipsVisible(True)
+
+    def _save_columns(self) -> None:
+        if self._syncing or not self.persist:
+            return
+        ui_settings.set_json(COLUMNS_KEY, {"hidden": self.hidden_columns(), "order": self.column_keys(visible_only=False)})
+
+    def _restore_columns(self) -> None:
+        if not self.persist:
+            return
+        raw = ui_settings.get_json(COLUMNS_KEY, {})
+        if not isinstance(raw, dict):
+            return
+        keys = [c.key for c in COLUMNS]
+        hh = self.table.horizontalHeader()
+        self._syncing = True
+        try:
+            order = [k for k in raw.get("order", []) if isinstance(k, str) and k in keys]
+            order += [k for k in keys if k not in order]  # columns added since keep their default place at the end
+            for visual, key in enumerate(order):
+                hh.moveSection(hh.visualIndex(keys.index(key)), visual)
+            hidden = {k for k in raw.get("hidden", []) if isinstance(k, str) and k in keys}
+            if len(hidden) >= len(keys):
+                hidden = set()
+            for i, key in enumerate(keys):
+                hh.setSectionHidden(i, key in hidden)
+        finally:
+            self._syncing = False
 
     def _update_choices(self) -> None:
         view = self.session.runs_view()

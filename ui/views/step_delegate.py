@@ -2,6 +2,10 @@
 
 Card heights are estimated from character counts when a card is folded (O(1), no text
 layout), so a 5,000-step run lays out quickly; only unfolded cards are measured exactly.
+
+The analyst's categories and tags show as chips under the card's header; the analyst's
+decisive mark (key D) is a badge next to the ranker's "DECISIVE" badge and a violet bar in
+the gutter next to the ranker's red one.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui.i18n.labels import category_title, kind_label, role_label
-from ui.models.steps_list import CARD_ROLE, StepCard
+from ui.models.steps_list import CARD_ROLE, StepCard, TagChip
 from ui.theme import (
     CANDIDATE,
     DECISIVE,
@@ -53,6 +57,13 @@ GUTTER = 30
 PAD = 9
 GAP = 4
 RIGHT = 8
+CHIP_GAP = 5
+
+ANALYST_MARK = "#7B4FD0"
+"""Colour of the analyst's decisive mark (violet: apart from the ranker's red and the candidates' orange)."""
+
+TAG_COLOR = "#6E7681"
+"""Colour of custom-tag chips."""
 
 
 class StepCardDelegate(QStyledItemDelegate):
@@ -73,6 +84,9 @@ class StepCardDelegate(QStyledItemDelegate):
         self._tr_more = self.tr("Show more")
         self._tr_less = self.tr("Show less")
         self._tr_decisive = self.tr("DECISIVE")
+        self._tr_analyst = self.tr("ANALYST: DECISIVE")
+        self._tr_more_chips = self.tr("+{n}")
+        self._tr_rejected = self.tr("suggestion rejected")
         self._tr_candidate = self.tr("CANDIDATE {n}")
         self._tr_label = self.tr("LABELLED")
         self._tr_error = self.tr("ERROR")
@@ -113,6 +127,7 @@ class StepCardDelegate(QStyledItemDelegate):
         w = self._text_width(width)
         lh, mlh = self._line_heights()
         header = lh + 6
+        chips = self.chip_height() if card.chips else 0
         tool_text = _tool_text(card)
         wrap = int(Qt.TextFlag.TextWordWrap)
         if card.expanded:
@@ -144,9 +159,9 @@ class StepCardDelegate(QStyledItemDelegate):
                 total = max(_estimate_lines(card.text, cpl, FOLD_LINES + 60), card.text.count("\n") + 1)
                 more_lines = max(0, total - FOLD_LINES)
         more = lh + 2 if foldable else 0
-        parts = [p for p in (tool, body, err, more) if p]
+        parts = [p for p in (chips, tool, body, err, more) if p]
         height = PAD + header + sum(parts) + GAP * len(parts) + PAD - 2
-        return {"header": header, "tool": tool, "body": body, "err": err, "more": more, "height": height,
+        return {"header": header, "chips": chips, "tool": tool, "body": body, "err": err, "more": more, "height": height,
                 "foldable": foldable, "more_lines": more_lines, "w": w, "tool_text": tool_text}
 
     def exact_layout(self, card: StepCard, width: int) -> dict[str, Any]:
@@ -276,6 +291,10 @@ class StepCardDelegate(QStyledItemDelegate):
                          fm.elidedText(kind, Qt.TextElideMode.ElideRight, kind_w))
         self._paint_badges(painter, badges, x + w, y, font, pal)
         y += lay["header"] + GAP
+        # the analyst's categories and tags
+        if lay["chips"]:
+            self._paint_chips(painter, card.chips, x, y, w, font, pal)
+            y += lay["chips"] + GAP
 
         # tool call
         if lay["tool"]:
@@ -331,12 +350,92 @@ class StepCardDelegate(QStyledItemDelegate):
         f.setBold(True)
         return f
 
+    def chip_height(self) -> int:
+        """Height of the chips row."""
+        return QFontMetrics(self._chip_font(self._fonts()[0])).height() + 6
+
+    @staticmethod
+    def _chip_font(font: QFont, strike: bool = False) -> QFont:
+        f = QFont(font)
+        f.setPointSizeF(max(7.0, font.pointSizeF() - 1))
+        f.setStrikeOut(strike)
+        return f
+
+    def chip_text(self, chip: TagChip) -> str:
+        """What a chip says: the category's title, the custom tag, or that a suggestion was rejected."""
+        if chip.kind == "tag":
+            return f"#{chip.value}"
+        if chip.kind == "rejected" and not chip.value:
+            return self._tr_rejected
+        return category_title(chip.value)
+
+    def chip_rects(self, card: StepCard, x: int, y: int, w: int) -> list[tuple[TagChip | None, QRect]]:
+        """Where each chip goes (None: the "+n" chip of those that did not fit)."""
+        fm = QFontMetrics(self._chip_font(self._fonts()[0]))
+        h = self.chip_height() - 2
+        out: list[tuple[TagChip | None, QRect]] = []
+        cx = x
+        for i, chip in enumerate(card.chips):
+            dot = 12 if chip.kind != "tag" else 0
+            cw = fm.horizontalAdvance(self.chip_text(chip)) + 16 + dot
+            rest = len(card.chips) - i - 1
+            more_w = fm.horizontalAdvance(self._tr_more_chips.format(n=rest + 1)) + 16 if rest else 0
+            if cx + cw + (more_w + CHIP_GAP if rest else 0) > x + w:
+                out.append((None, QRect(cx, y, fm.horizontalAdvance(self._tr_more_chips.format(n=rest + 1)) + 16, h)))
+                break
+            out.append((chip, QRect(cx, y, cw, h)))
+            cx += cw + CHIP_GAP
+        return out
+
+    def _paint_chips(self, painter: QPainter, chips: list[TagChip], x: int, y: int, w: int, font: QFont,
+                     pal: QPalette) -> None:
+        base = pal.color(QPalette.ColorRole.Base)
+        text_c = pal.color(QPalette.ColorRole.Text)
+        muted = mix(text_c, base, 0.45)
+        card = StepCard(step=-1, chips=chips)
+        placed = self.chip_rects(card, x, y, w)
+        for chip, r in placed:
+            rf = QRectF(r).adjusted(0.5, 0.5, -0.5, -0.5)
+            radius = rf.height() / 2
+            if chip is None:
+                painter.setFont(self._chip_font(font))
+                painter.setPen(QPen(muted, 1.0))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRoundedRect(rf, radius, radius)
+                painter.drawText(r, Qt.AlignmentFlag.AlignCenter, self._tr_more_chips.format(n=len(chips) - len(placed) + 1))
+                continue
+            if chip.kind == "tag":
+                color = QColor(TAG_COLOR)
+                fill, pen, ink = mix(base, color, 0.14), QPen(mix(color, base, 0.2), 1.0), text_c
+            elif chip.kind == "rejected":
+                color = category_color(chip.value)
+                fill, pen, ink = base, QPen(muted, 1.0, Qt.PenStyle.DashLine), muted
+            else:
+                color = category_color(chip.value)
+                fill, pen, ink = mix(base, color, 0.22), QPen(color, 1.2), text_c
+            painter.setPen(pen)
+            painter.setBrush(fill)
+            painter.drawRoundedRect(rf, radius, radius)
+            tx = r.left() + 8
+            if chip.kind != "tag":
+                d = 8
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(color if chip.kind == "category" else mix(color, base, 0.5))
+                painter.drawEllipse(QRectF(tx, r.center().y() - d / 2 + 0.5, d, d))
+                tx += 12
+            painter.setFont(self._chip_font(font, strike=chip.kind == "rejected" and bool(chip.value)))
+            painter.setPen(ink)
+            painter.drawText(QRect(tx, r.top(), r.right() - tx - 6, r.height()),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self.chip_text(chip))
+
     def _badges(self, card: StepCard) -> list[tuple[str, QColor, bool]]:
         out: list[tuple[str, QColor, bool]] = []
         if card.rank == 1:
             out.append((self._tr_decisive, QColor(DECISIVE), True))
         elif card.rank in (2, 3):
             out.append((self._tr_candidate.format(n=card.rank), QColor(CANDIDATE), True))
+        if card.analyst_decisive:  # next to the ranker's mark
+            out.append((self._tr_analyst, QColor(ANALYST_MARK), True))
         if card.gold:
             out.append((self._tr_label, QColor("#6E7681"), False))
         if card.is_error:
@@ -384,6 +483,10 @@ class StepCardDelegate(QStyledItemDelegate):
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(CANDIDATE))
             painter.drawRoundedRect(QRectF(rect.left() + 3, top + 2, 4, lay["height"] - 4), 2, 2)
+        if card.analyst_decisive:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(ANALYST_MARK))
+            painter.drawRoundedRect(QRectF(rect.left() + 8, top + 2, 3, lay["height"] - 4), 1.5, 1.5)
         d = 10
         for i, f in enumerate(card.findings[:6]):
             cy = top + PAD + i * (d + 4)
@@ -411,12 +514,20 @@ class StepCardDelegate(QStyledItemDelegate):
         if not isinstance(card, StepCard):
             return False
         pos: QPoint = event.pos()
+        if card.chips or card.note:
+            lay = self.exact_layout(card, option.rect.width())
+            top = option.rect.top() + 3 + PAD + lay["header"] + GAP
+            if lay["chips"] and top <= pos.y() < top + lay["chips"] and pos.x() - option.rect.left() >= GUTTER:
+                QToolTip.showText(event.globalPos(), self.chips_tooltip(card), view)
+                return True
         if pos.x() - option.rect.left() < GUTTER:
             lines = []
             if card.rank == 1:
                 lines.append(self.tr("Decisive step (predicted)"))
             elif card.rank in (2, 3):
                 lines.append(self.tr("Candidate decisive step #{n}").format(n=card.rank))
+            if card.analyst_decisive:
+                lines.append(self.tr("Decisive step (analyst)"))
             for f in card.findings:
                 lines.append(f"● {category_title(f.category)} ({f.score:.2f}) — {f.rationale[:160]}")
             if lines:
@@ -424,6 +535,22 @@ class StepCardDelegate(QStyledItemDelegate):
                 return True
         QToolTip.hideText()
         return True
+
+
+    def chips_tooltip(self, card: StepCard) -> str:
+        """Every chip of a card in words (the chips row may not show them all), and the note."""
+        lines = []
+        for chip in card.chips:
+            if chip.kind == "category":
+                lines.append(self.tr("Analyst category: {cat}").format(cat=category_title(chip.value)))
+            elif chip.kind == "rejected":
+                lines.append(self.tr("Rejected suggestion: {cat}").format(cat=category_title(chip.value)) if chip.value
+                             else self.tr("The analyst rejected the suggestion at this step"))
+            else:
+                lines.append(self.tr("Tag: {tag}").format(tag=chip.value))
+        if card.note:
+            lines.append(self.tr("Note: {note}").format(note=card.note[:400]))
+        return "\n".join(lines)
 
 
 def _line_height(fm: QFontMetrics) -> int:

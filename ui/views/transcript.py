@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+import polars as pl
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -29,10 +30,16 @@ from analyzer.insights.chains import run_chain
 from analyzer.session import Selection, Session
 from ui.bridge import SessionBridge
 from ui.i18n.labels import category_title, outcome_label
-from ui.models.steps_list import StepListModel, analysis_fingerprint, build_cards, search_steps
+from ui.models.steps_list import (
+    StepListModel,
+    analysis_fingerprint,
+    build_cards,
+    run_annotations,
+    search_steps,
+)
 from ui.theme import CATEGORY_COLORS, OUTCOME_COLORS
 from ui.views.chain_overlay import ChainOverlay
-from ui.views.step_delegate import StepCardDelegate
+from ui.views.step_delegate import ANALYST_MARK, StepCardDelegate
 
 
 class TranscriptView(QWidget):
@@ -222,11 +229,23 @@ class TranscriptView(QWidget):
             if cat:
                 text += f" · <span style='color:{color}'>■</span> {html.escape(category_title(str(cat)))}"
             parts.append(text)
+        analyst = self._analyst_decisive(str(trace_id))
+        if analyst:
+            steps = ", ".join(str(s) for s in analyst)
+            parts.append(f"<span style='color:{ANALYST_MARK}'><b>"
+                         f"{html.escape(self.tr('analyst: step {step}').format(step=steps)).replace(' ', '&nbsp;')}</b></span>")
         self.title.setText(" &nbsp;·&nbsp; ".join(parts))
         task = str(row.get("task") or "")
         short = task.replace("\n", " ")
         self.task.setText(short if len(short) < 400 else short[:399] + "…")
         self.task.setToolTip(task[:4000])
+
+    def _analyst_decisive(self, trace_id: str) -> list[int]:
+        """Steps the analysts marked as the run's decisive step (key D), in order."""
+        ann = run_annotations(self.session, trace_id)
+        if ann.height == 0:
+            return []
+        return sorted({int(s) for s in ann.filter(pl.col("status") == "decisive")["step"].to_list()})
 
     # selection ------------------------------------------------------------------------------
     def _apply_selection(self, sel: Selection) -> None:
