@@ -164,6 +164,8 @@ def choose_category(
             return Category.HALLUCINATION.value, "unsupported claims at the step"
         if row[col["first_decision"]] or row[col["briefing"]]:
             return Category.PLANNING_ERROR.value, "first committed approach"
+        if row[col["second_decision"]] and row[col["before_first_error"]]:
+            return Category.PLANNING_ERROR.value, "approach committed before any error"
         if row[col["verify"]] or row[col["done"]]:
             return Category.FALSE_SUCCESS.value, "unverified success claim"
     return Category.OTHER.value, "no specific evidence"
