@@ -2,145 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
-    <name />
-    <message>
-        <source>&amp;Undo</source>
-        <translation>撤销(&amp;U)</translation>
-    </message>
-    <message>
-        <source>Undo the last tagging action</source>
-        <translation>撤销上一次标注操作</translation>
-    </message>
-    <message>
-        <source>&amp;Redo</source>
-        <translation>重做(&amp;R)</translation>
-    </message>
-    <message>
-        <source>Redo the last undone tagging action</source>
-        <translation>重做上一次撤销的标注操作</translation>
-    </message>
-    <message>
-        <source>Tag as {category}</source>
-        <translation>标注为{category}</translation>
-    </message>
-    <message>
-        <source>Tag the selected steps (transcript) or runs (runs table) with this category</source>
-        <translation>用此类别标注所选步骤（记录中）或运行（运行表中）</translation>
-    </message>
-    <message>
-        <source>Clear category</source>
-        <translation>清除类别</translation>
-    </message>
-    <message>
-        <source>Remove the analyst's category from the selected steps or runs</source>
-        <translation>从所选步骤或运行中移除分析员的类别</translation>
-    </message>
-    <message>
-        <source>Mark as &amp;decisive step</source>
-        <translation>标记为决定性步骤(&amp;D)</translation>
-    </message>
-    <message>
-        <source>Make the selected step the run's decisive step (overrides the suggestion)</source>
-        <translation>将所选步骤设为该运行的决定性步骤（覆盖建议）</translation>
-    </message>
-    <message>
-        <source>&amp;Accept suggestion</source>
-        <translation>接受建议(&amp;A)</translation>
-    </message>
-    <message>
-        <source>Accept the judge's suggestion at the current finding or step</source>
-        <translation>接受评审模型在当前发现或步骤上的建议</translation>
-    </message>
-    <message>
-        <source>&amp;Reject suggestion</source>
-        <translation>拒绝建议(&amp;R)</translation>
-    </message>
-    <message>
-        <source>Reject the judge's suggestion at the current finding or step</source>
-        <translation>拒绝评审模型在当前发现或步骤上的建议</translation>
-    </message>
-    <message>
-        <source>Add custom &amp;tag…</source>
-        <translation>添加自定义标签(&amp;T)…</translation>
-    </message>
-    <message>
-        <source>Add a custom tag to the selected steps or runs</source>
-        <translation>为所选步骤或运行添加自定义标签</translation>
-    </message>
-    <message>
-        <source>Review &amp;queue</source>
-        <translation>审阅队列(&amp;Q)</translation>
-    </message>
-    <message>
-        <source>Walk the judge's suggestions one by one</source>
-        <translation>逐条审阅评审模型的建议</translation>
-    </message>
-    <message>
-        <source>&amp;New workspace…</source>
-        <translation>新建工作区(&amp;N)…</translation>
-    </message>
-    <message>
-        <source>Start an empty workspace file for annotations</source>
-        <translation>新建一个空的标注工作区文件</translation>
-    </message>
-    <message>
-        <source>Open &amp;workspace…</source>
-        <translation>打开工作区(&amp;W)…</translation>
-    </message>
-    <message>
-        <source>Open a workspace file with annotations</source>
-        <translation>打开包含标注的工作区文件</translation>
-    </message>
-    <message>
-        <source>Analyst &amp;name…</source>
-        <translation>分析员姓名(&amp;N)…</translation>
-    </message>
-    <message>
-        <source>Name written with every annotation</source>
-        <translation>写入每条标注的姓名</translation>
-    </message>
-    <message>
-        <source>&amp;Report and tables…</source>
-        <translation>报告和表格(&amp;R)…</translation>
-    </message>
-    <message>
-        <source>Export CSV/Parquet tables and the annotated HTML, PDF and Markdown report</source>
-        <translation>导出 CSV/Parquet 表格以及带标注的 HTML、PDF 和 Markdown 报告</translation>
-    </message>
-    <message>
-        <source>&amp;Annotations as JSONL…</source>
-        <translation>标注导出为 JSONL(&amp;A)…</translation>
-    </message>
-    <message>
-        <source>Share your annotations with another analyst</source>
-        <translation>与其他分析员共享你的标注</translation>
-    </message>
-    <message>
-        <source>&amp;Import annotations…</source>
-        <translation>导入标注(&amp;I)…</translation>
-    </message>
-    <message>
-        <source>Merge another analyst's annotations (JSONL) and review conflicts</source>
-        <translation>合并其他分析员的标注（JSONL）并审阅冲突</translation>
-    </message>
-    <message>
-        <source>&amp;Edit</source>
-        <translation>编辑(&amp;E)</translation>
-    </message>
-    <message>
-        <source>Tag &amp;selection as</source>
-        <translation>将所选项标注为(&amp;S)</translation>
-    </message>
-    <message>
-        <source>Tag all runs &amp;matching the filter as</source>
-        <translation>将符合筛选条件的所有运行标注为(&amp;M)</translation>
-    </message>
-    <message>
-        <source>Recent workspaces</source>
-        <translation>最近的工作区</translation>
-    </message>
-</context>
-<context>
     <name>AdaptController</name>
     <message>
         <source>loading the embedder</source>
@@ -392,6 +253,10 @@
         <translation>备注</translation>
     </message>
     <message>
+        <source>Annotation</source>
+        <translation>标注</translation>
+    </message>
+    <message>
         <source>Select a run or a step to annotate it.</source>
         <translation>选择一个运行或步骤以进行标注。</translation>
     </message>
@@ -418,6 +283,10 @@
     <message>
         <source>not annotated yet</source>
         <translation>尚未标注</translation>
+    </message>
+    <message>
+        <source>Other analysts:</source>
+        <translation>其他分析员：</translation>
     </message>
     <message>
         <source>judge: {category} at step {step}</source>
@@ -2765,6 +2634,134 @@ Analyst: {author}</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
+        <source>Undo the last tagging action</source>
+        <translation>撤销上一次标注操作</translation>
+    </message>
+    <message>
+        <source>Redo the last undone tagging action</source>
+        <translation>重做上一次撤销的标注操作</translation>
+    </message>
+    <message>
+        <source>Tag as {category}</source>
+        <translation>标注为{category}</translation>
+    </message>
+    <message>
+        <source>Tag the selected steps (transcript) or runs (runs table) with this category</source>
+        <translation>用此类别标注所选步骤（记录中）或运行（运行表中）</translation>
+    </message>
+    <message>
+        <source>Clear category</source>
+        <translation>清除类别</translation>
+    </message>
+    <message>
+        <source>Remove the analyst's category from the selected steps or runs</source>
+        <translation>从所选步骤或运行中移除分析员的类别</translation>
+    </message>
+    <message>
+        <source>Mark as &amp;decisive step</source>
+        <translation>标记为决定性步骤(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Make the selected step the run's decisive step (overrides the suggestion)</source>
+        <translation>将所选步骤设为该运行的决定性步骤（覆盖建议）</translation>
+    </message>
+    <message>
+        <source>&amp;Accept suggestion</source>
+        <translation>接受建议(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Accept the judge's suggestion at the current finding or step</source>
+        <translation>接受评审模型在当前发现或步骤上的建议</translation>
+    </message>
+    <message>
+        <source>&amp;Reject suggestion</source>
+        <translation>拒绝建议(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Reject the judge's suggestion at the current finding or step</source>
+        <translation>拒绝评审模型在当前发现或步骤上的建议</translation>
+    </message>
+    <message>
+        <source>Add custom &amp;tag…</source>
+        <translation>添加自定义标签(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>Add a custom tag to the selected steps or runs</source>
+        <translation>为所选步骤或运行添加自定义标签</translation>
+    </message>
+    <message>
+        <source>Review &amp;queue</source>
+        <translation>审阅队列(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Walk the judge's suggestions one by one</source>
+        <translation>逐条审阅评审模型的建议</translation>
+    </message>
+    <message>
+        <source>&amp;New workspace…</source>
+        <translation>新建工作区(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>Start an empty workspace file for annotations</source>
+        <translation>新建一个空的标注工作区文件</translation>
+    </message>
+    <message>
+        <source>Open &amp;workspace…</source>
+        <translation>打开工作区(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>Open a workspace file with annotations</source>
+        <translation>打开包含标注的工作区文件</translation>
+    </message>
+    <message>
+        <source>Analyst &amp;name…</source>
+        <translation>分析员姓名(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>Name written with every annotation</source>
+        <translation>写入每条标注的姓名</translation>
+    </message>
+    <message>
+        <source>&amp;Report and tables…</source>
+        <translation>报告和表格(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Export CSV/Parquet tables and the annotated HTML, PDF and Markdown report</source>
+        <translation>导出 CSV/Parquet 表格以及带标注的 HTML、PDF 和 Markdown 报告</translation>
+    </message>
+    <message>
+        <source>&amp;Annotations as JSONL…</source>
+        <translation>标注导出为 JSONL(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Share your annotations with another analyst</source>
+        <translation>与其他分析员共享你的标注</translation>
+    </message>
+    <message>
+        <source>&amp;Import annotations…</source>
+        <translation>导入标注(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Merge another analyst's annotations (JSONL) and review conflicts</source>
+        <translation>合并其他分析员的标注（JSONL）并审阅冲突</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Tag &amp;selection as</source>
+        <translation>将所选项标注为(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Tag all runs &amp;matching the filter as</source>
+        <translation>将符合筛选条件的所有运行标注为(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Recent workspaces</source>
+        <translation>最近的工作区</translation>
+    </message>
+    <message>
         <source>1 run</source>
         <translation>1 个运行</translation>
     </message>
@@ -2908,6 +2905,10 @@ Analyst: {author}</source>
 <context>
     <name>TaggingDesk</name>
     <message>
+        <source>Review queue</source>
+        <translation>审阅队列</translation>
+    </message>
+    <message>
         <source>Skip reviewed</source>
         <translation>跳过已审阅</translation>
     </message>
@@ -2992,6 +2993,10 @@ Analyst: {author}</source>
         <translation>A 接受 · R 拒绝 · D 决定性 · S/→ 跳过 · ← 返回 · Ctrl+Z 撤销</translation>
     </message>
     <message>
+        <source>Judge vs analyst</source>
+        <translation>评审模型与分析员对比</translation>
+    </message>
+    <message>
         <source>Whose reviews to compare with the judge</source>
         <translation>与评审模型比较的审阅者</translation>
     </message>
@@ -3072,6 +3077,22 @@ Analyst: {author}</source>
         <translation>得分 {s:.2f}</translation>
     </message>
     <message>
+        <source>decisive step</source>
+        <translation>决定性步骤</translation>
+    </message>
+    <message>
+        <source>Task:</source>
+        <translation>任务：</translation>
+    </message>
+    <message>
+        <source>Why:</source>
+        <translation>依据：</translation>
+    </message>
+    <message>
+        <source>Step {n}</source>
+        <translation>步骤 {n}</translation>
+    </message>
+    <message>
         <source>End of the review queue: {done} of {n} suggestions reviewed.</source>
         <translation>审阅队列已结束：已审阅 {done} / {n} 条建议。</translation>
     </message>
@@ -3082,6 +3103,22 @@ Analyst: {author}</source>
     <message>
         <source>No reviewed runs with a judge attribution yet. Accept, reject or relabel suggestions in the queue, or tag failed runs, to measure agreement.</source>
         <translation>还没有带评审归因的已审阅运行。请在队列中接受、拒绝或重新标注建议，或为失败的运行打标签，以衡量一致性。</translation>
+    </message>
+    <message>
+        <source>Cohen’s κ</source>
+        <translation>Cohen κ 系数</translation>
+    </message>
+    <message>
+        <source>{n} runs compared</source>
+        <translation>已比较 {n} 个运行</translation>
+    </message>
+    <message>
+        <source>observed agreement</source>
+        <translation>观察一致率</translation>
+    </message>
+    <message>
+        <source>same decisive step</source>
+        <translation>决定性步骤相同</translation>
     </message>
     <message>
         <source>Undefined: only one side used this category, or every run has it</source>
