@@ -44,6 +44,7 @@ from analyzer.analysis.result import AnalysisResult, RunAnalysis
 from analyzer.loading.loader import LoadResult
 from analyzer.session import Session
 from ui import settings as ui_settings
+from ui.actions.search import install_search
 from ui.bridge import SessionBridge
 from ui.dialogs.judge_dialog import current_choice
 from ui.views.compare import ComparePanel
@@ -156,6 +157,7 @@ class MainWindow(QMainWindow):
         self._update_actions()
         self._install_tagging()
         self._install_persistence()
+        install_search(self)
         if self.session.selection.trace_id is not None:  # a rebuilt window shows what the old one showed
             self.bridge.selectionChanged.emit(self.session.selection)
         if self.session.load_errors:

@@ -1355,6 +1355,10 @@ Empty: back to the rule's suggestion.</source>
         <translation>原因</translation>
     </message>
     <message>
+        <source>Select a problem to read it whole.</source>
+        <translation>选择一个问题以查看完整内容。</translation>
+    </message>
+    <message>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
@@ -1365,6 +1369,169 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>No load problems.</source>
         <translation>没有加载问题。</translation>
+    </message>
+    <message>
+        <source>File: {v}</source>
+        <translation>文件：{v}</translation>
+    </message>
+    <message>
+        <source>Record: {v}</source>
+        <translation>记录：{v}</translation>
+    </message>
+    <message>
+        <source>Importer: {v}</source>
+        <translation>导入器：{v}</translation>
+    </message>
+</context>
+<context>
+    <name>LoadReason</name>
+    <message>
+        <source>file not found</source>
+        <translation>找不到文件</translation>
+    </message>
+    <message>
+        <source>not a regular file (pipe, socket or device)</source>
+        <translation>不是普通文件（管道、套接字或设备）</translation>
+    </message>
+    <message>
+        <source>cannot read file: {error}</source>
+        <translation>无法读取文件：{error}</translation>
+    </message>
+    <message>
+        <source>file is {size}, over the {cap} cap ({setting}); not read</source>
+        <translation>文件大小为 {size}，超过了 {cap} 的上限（{setting}）；未读取</translation>
+    </message>
+    <message>
+        <source>file holds no runs</source>
+        <translation>文件中没有运行</translation>
+    </message>
+    <message>
+        <source>importer plugin failed to load: {error}</source>
+        <translation>导入器插件加载失败：{error}</translation>
+    </message>
+    <message>
+        <source>the same record appears twice in this file; the later copy was skipped</source>
+        <translation>同一条记录在此文件中出现了两次；已跳过后一份</translation>
+    </message>
+    <message>
+        <source>unexpected content ({error})</source>
+        <translation>意外的内容（{error}）</translation>
+    </message>
+    <message>
+        <source>unexpected content ({error}); the runs before it are kept, later ones were not read</source>
+        <translation>意外的内容（{error}）；之前的运行已保留，之后的运行未读取</translation>
+    </message>
+    <message>
+        <source>data is nested too deeply to read safely</source>
+        <translation>数据嵌套过深，无法安全读取</translation>
+    </message>
+    <message>
+        <source>data is nested too deeply to read safely; the runs before it are kept, later ones were not read</source>
+        <translation>数据嵌套过深，无法安全读取；之前的运行已保留，之后的运行未读取</translation>
+    </message>
+    <message>
+        <source>file is too large to read into memory</source>
+        <translation>文件过大，无法读入内存</translation>
+    </message>
+    <message>
+        <source>file is too large to read into memory; the runs before it are kept, later ones were not read</source>
+        <translation>文件过大，无法读入内存；之前的运行已保留，之后的运行未读取</translation>
+    </message>
+    <message>
+        <source>record is nested too deeply to read safely; record skipped</source>
+        <translation>记录嵌套过深，无法安全读取；已跳过该记录</translation>
+    </message>
+    <message>
+        <source>unexpected content ({error}); record skipped</source>
+        <translation>意外的内容（{error}）；已跳过该记录</translation>
+    </message>
+    <message>
+        <source>importer yielded a {type}, not a trajectory; skipped</source>
+        <translation>导入器产出的是 {type}，不是轨迹；已跳过</translation>
+    </message>
+    <message>
+        <source>{where} looks binary (contains NUL bytes), not JSON text</source>
+        <translation>{where}看起来是二进制数据（含 NUL 字节），不是 JSON 文本</translation>
+    </message>
+    <message>
+        <source>{where} is empty</source>
+        <translation>{where}为空</translation>
+    </message>
+    <message>
+        <source>{where} is nested too deeply to read safely</source>
+        <translation>{where}嵌套过深，无法安全读取</translation>
+    </message>
+    <message>
+        <source>{where} is truncated or incomplete JSON ({error})</source>
+        <translation>{where}被截断或不是完整的 JSON（{error}）</translation>
+    </message>
+    <message>
+        <source>{where} is not valid JSON ({error})</source>
+        <translation>{where}不是有效的 JSON（{error}）</translation>
+    </message>
+    <message>
+        <source>file is empty</source>
+        <translation>文件为空</translation>
+    </message>
+    <message>
+        <source>file holds only whitespace</source>
+        <translation>文件只包含空白字符</translation>
+    </message>
+    <message>
+        <source>file is {size}, over the {cap} cap for one JSON document ({setting}); write it as JSONL instead</source>
+        <translation>文件大小为 {size}，超过了单个 JSON 文档 {cap} 的上限（{setting}）；请改用 JSONL 格式</translation>
+    </message>
+    <message>
+        <source>line is longer than {cap}, the cap ({setting}); skipped</source>
+        <translation>该行超过 {cap}，即上限（{setting}）；已跳过</translation>
+    </message>
+    <message>
+        <source>no importer recognised this file</source>
+        <translation>没有导入器能识别此文件</translation>
+    </message>
+    <message>
+        <source>no importer recognised this file (tried: {tried})</source>
+        <translation>没有导入器能识别此文件（已尝试：{tried}）</translation>
+    </message>
+    <message>
+        <source>{where} is {shape}, a shape no importer recognised</source>
+        <translation>{where}是{shape}，没有导入器认识这种结构</translation>
+    </message>
+    <message>
+        <source>{where} is {shape}, a shape no importer recognised (tried: {tried})</source>
+        <translation>{where}是{shape}，没有导入器认识这种结构（已尝试：{tried}）</translation>
+    </message>
+    <message>
+        <source>{n} duplicate runs skipped: the same records of the same source already loaded from this file</source>
+        <translation>已跳过 {n} 个重复运行：同一来源的相同记录已从此文件加载</translation>
+    </message>
+    <message>
+        <source>1 duplicate run skipped: the same record of the same source already loaded from this file</source>
+        <translation>已跳过 1 个重复运行：同一来源的相同记录已从此文件加载</translation>
+    </message>
+    <message>
+        <source>{n} duplicate runs skipped: the same records of the same source already loaded from {source}</source>
+        <translation>已跳过 {n} 个重复运行：同一来源的相同记录已从 {source} 加载</translation>
+    </message>
+    <message>
+        <source>1 duplicate run skipped: the same record of the same source already loaded from {source}</source>
+        <translation>已跳过 1 个重复运行：同一来源的相同记录已从 {source} 加载</translation>
+    </message>
+    <message>
+        <source>{n} duplicate runs skipped: the same records of the same source already loaded from {files} other files</source>
+        <translation>已跳过 {n} 个重复运行：同一来源的相同记录已从其他 {files} 个文件加载</translation>
+    </message>
+    <message>
+        <source>1 duplicate run skipped: the same record of the same source already loaded from {files} other files</source>
+        <translation>已跳过 1 个重复运行：同一来源的相同记录已从其他 {files} 个文件加载</translation>
+    </message>
+    <message>
+        <source>file</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>line {n}</source>
+        <translation>第 {n} 行</translation>
     </message>
 </context>
 <context>
@@ -2357,6 +2524,88 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>Analysed by an older analysis version; Analysis ▸ Refresh stale analysis re-analyses it.</source>
         <translation>由旧的分析版本分析；分析 ▸ 刷新过期分析 会重新分析它。</translation>
+    </message>
+</context>
+<context>
+    <name>SearchAllDialog</name>
+    <message>
+        <source>Search all runs</source>
+        <translation>搜索全部运行</translation>
+    </message>
+    <message>
+        <source>Text to find in every run's task and steps…</source>
+        <translation>在每个运行的任务和步骤中查找的文本…</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Snippet</source>
+        <translation>片段</translation>
+    </message>
+    <message>
+        <source>task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>agent</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <source>Type to search every loaded run.</source>
+        <translation>输入文本以搜索所有已加载的运行。</translation>
+    </message>
+    <message>
+        <source>No run contains “{q}”.</source>
+        <translation>没有运行包含“{q}”。</translation>
+    </message>
+    <message>
+        <source>{n} hits in {runs} runs; click one to open it.</source>
+        <translation>在 {runs} 个运行中找到 {n} 处；点击一处即可打开。</translation>
+    </message>
+    <message>
+        <source>First {shown} of {n} hits; narrow the search to see the rest.</source>
+        <translation>显示 {n} 处中的前 {shown} 处；请缩小搜索范围以查看其余结果。</translation>
+    </message>
+</context>
+<context>
+    <name>SearchController</name>
+    <message>
+        <source>Search &amp;all runs…</source>
+        <translation>搜索全部运行(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>List every place a text occurs in any run (run, step, snippet)</source>
+        <translation>列出文本在任意运行中出现的每一处（运行、步骤、片段）</translation>
     </message>
 </context>
 <context>

@@ -38,7 +38,7 @@ def _tool(name: str) -> str:
 def sources() -> list[str]:
     """Python files of ``ui/`` that may hold user-visible strings."""
     return sorted(str(p.relative_to(UI.parent)) for p in UI.rglob("*.py")
-                  if p.parent != I18N or p.name in ("__init__.py", "labels.py"))
+                  if p.parent != I18N or p.name in ("__init__.py", "labels.py", "messages.py"))
 
 
 def translations(lang: str) -> dict[str, str]:
