@@ -15,8 +15,11 @@ import polars as pl
 SEARCH_FIELDS = ("text", "tool_name", "tool_args", "error_text", "agent")
 """Step columns searched, in the order a step's first matching field is reported."""
 
-SNIPPET_CONTEXT = 60
-"""Characters shown on each side of the match in a snippet."""
+SNIPPET_BEFORE = 24
+"""Characters shown before the match in a snippet (few, so the match shows in a narrow column)."""
+
+SNIPPET_AFTER = 100
+"""Characters shown after the match in a snippet."""
 
 DEFAULT_LIMIT = 2000
 """Hits listed at most (the total is still counted)."""
@@ -46,7 +49,7 @@ HIT_SCHEMA = {"trace_id": pl.Utf8, "step": pl.Int64, "field": pl.Utf8, "snippet"
               "start": pl.Int64, "length": pl.Int64, "count": pl.Int64}
 
 
-def snippet(text: str, needle: str, context: int = SNIPPET_CONTEXT) -> tuple[str, int, int]:
+def snippet(text: str, needle: str, before: int = SNIPPET_BEFORE, after: int = SNIPPET_AFTER) -> tuple[str, int, int]:
     """One line of ``text`` around the first match of ``needle`` (case-insensitive).
 
     Returns:
@@ -56,8 +59,8 @@ def snippet(text: str, needle: str, context: int = SNIPPET_CONTEXT) -> tuple[str
     flat = " ".join(text.split())
     m = re.search(re.escape(" ".join(needle.split())), flat, flags=re.IGNORECASE)
     if m is None:
-        return flat[: 2 * context], -1, 0
-    lo, hi = max(0, m.start() - context), min(len(flat), m.end() + context)
+        return flat[: before + after], -1, 0
+    lo, hi = max(0, m.start() - before), min(len(flat), m.end() + after)
     head = "…" if lo > 0 else ""
     tail = "…" if hi < len(flat) else ""
     return head + flat[lo:hi] + tail, m.start() - lo + len(head), m.end() - m.start()

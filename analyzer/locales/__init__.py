@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from analyzer.messages import STEP_WORD as STEP_WORD_EN
 from analyzer.messages import (
@@ -22,6 +23,9 @@ from analyzer.messages import (
     is_share_param,
 )
 from analyzer.messages import is_step_param as _is_step
+
+if TYPE_CHECKING:
+    from analyzer.errors import LoadError
 
 LANGUAGES: dict[str, str] = {"en": "English", "zh_CN": "简体中文"}
 """Language code -> its name in itself."""
@@ -128,3 +132,12 @@ def reason_text(message: Message | None, fallback: str, lang: str) -> str:
     from analyzer.reasons import LOAD_MESSAGES
 
     return render_message(message, LOAD_MESSAGES, "load", lang)
+
+
+def load_error_text(error: LoadError, lang: str) -> str:
+    """``file [record] (importer): reason`` with the reason in ``lang`` (``str(error)`` in English)."""
+    if normalise_language(lang) == "en" or error.message is None:
+        return str(error)
+    where = error.file + (f" [{error.record}]" if error.record else "")
+    who = f" ({error.importer})" if error.importer else ""
+    return f"{where}{who}: {reason_text(error.message, error.reason, lang)}"

@@ -144,3 +144,45 @@ def test_chinese_window_shows_no_english_prose(qtbot, app, tmp_path):
         w.close()
     finally:
         install_language("en")
+
+
+def test_load_reason_templates_are_the_cores():
+    from analyzer.reasons import LOAD_MESSAGES
+    from ui.i18n.messages import TEMPLATES
+
+    assert TEMPLATES == LOAD_MESSAGES
+
+
+def test_chinese_load_problems_and_review_desk_rationale(qtbot, app, tmp_path, sample_load, sample_analysis):
+    from ui.i18n import install_language
+    from ui.main_window import MainWindow
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"a": 1,,}\n', encoding="utf-8")
+    (tmp_path / "empty.json").write_bytes(b"")
+    try:
+        assert install_language("zh_CN")
+        w = MainWindow(Session(), persist=False)
+        qtbot.addWidget(w)
+        w.session.add_load_result(sample_load)
+        w.session.merge_analysis(sample_analysis)
+        w.open_paths([bad, tmp_path / "empty.json"], synchronous=True)
+        w.bridge.flush()
+        panel = w.load_problems
+        reasons = [panel.tree.topLevelItem(i).text(3) for i in range(panel.tree.topLevelItemCount())]
+        assert "文件为空" in reasons
+        assert any(r.startswith("第 1 行不是有效的 JSON（") for r in reasons), reasons
+        panel.tree.setCurrentItem(panel.tree.topLevelItem(0))
+        assert panel.details.toPlainText().startswith("文件：")
+        # the review desk's "Why:" shows the rationale rendered from its message ids
+        w.tagging.show_desk()
+        desk = w.tagging.desk
+        qtbot.waitUntil(lambda: bool(desk.queue), timeout=5000)
+        first = next(s for s in desk.queue if s.finding is None)
+        card = desk._card_html(first)
+        assert "依据：" in card and "决定性步骤" in card
+        why = card.split("依据：", 1)[1]
+        assert re.search(r"[\u4e00-\u9fff]", why.split("</p>")[0].split("</b>", 1)[1][:20])
+        w.close()
+    finally:
+        install_language("en")

@@ -60,6 +60,7 @@ TEMPLATES: dict[str, str] = {
 
 _FILE = QT_TRANSLATE_NOOP("LoadReason", "file")
 _LINE_N = QT_TRANSLATE_NOOP("LoadReason", "line {n}")
+_LINE_WORD = QT_TRANSLATE_NOOP("LoadReason", "line")
 _LINE = re.compile(r"line (\d+)")
 
 
@@ -72,7 +73,7 @@ def _param(name: str, value: Param) -> str:
         m = _LINE.fullmatch(value)
         if m:
             return _tr(_LINE_N).format(n=m.group(1))
-        return _tr(_FILE) if value == "file" else value
+        return {"file": _tr(_FILE), "line": _tr(_LINE_WORD)}.get(value, value)
     return format_param_en(name, value)
 
 

@@ -1495,11 +1495,11 @@ Empty: back to the rule's suggestion.</source>
     </message>
     <message>
         <source>{where} is {shape}, a shape no importer recognised</source>
-        <translation>{where}是{shape}，没有导入器认识这种结构</translation>
+        <translation>{where}的内容为 {shape}，没有导入器认识这种结构</translation>
     </message>
     <message>
         <source>{where} is {shape}, a shape no importer recognised (tried: {tried})</source>
-        <translation>{where}是{shape}，没有导入器认识这种结构（已尝试：{tried}）</translation>
+        <translation>{where}的内容为 {shape}，没有导入器认识这种结构（已尝试：{tried}）</translation>
     </message>
     <message>
         <source>{n} duplicate runs skipped: the same records of the same source already loaded from this file</source>
@@ -1532,6 +1532,10 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>line {n}</source>
         <translation>第 {n} 行</translation>
+    </message>
+    <message>
+        <source>line</source>
+        <translation>该行</translation>
     </message>
 </context>
 <context>

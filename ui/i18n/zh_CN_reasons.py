@@ -13,4 +13,5 @@ TRANSLATIONS: dict[str, str] = {
     **{f"LoadReason|{LOAD_MESSAGES[k]}": v for k, v in zh_CN.LOAD.items()},
     "LoadReason|file": zh_CN.LOCATORS["file"],
     "LoadReason|line {n}": zh_CN.LOCATORS["line {n}"],
+    "LoadReason|line": zh_CN.LOCATORS["line"],
 }

@@ -69,6 +69,7 @@ class TranscriptView(QWidget):
         self.search.setObjectName("transcriptSearch")
         self.search.setPlaceholderText(self.tr("Find in this run…"))
         self.search.setClearButtonEnabled(True)
+        self.search.setMinimumWidth(180)  # stays usable when the match count and buttons crowd the bar
         self.search.setToolTip(self.tr("Search this run's steps (Ctrl+F); Enter jumps to the next match, Shift+Enter to the previous"))
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
