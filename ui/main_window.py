@@ -26,7 +26,6 @@ from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -46,6 +45,7 @@ from analyzer.session import Session
 from ui import settings as ui_settings
 from ui.actions.search import install_search
 from ui.bridge import SessionBridge
+from ui.dialogs.file_dialogs import FileDialog
 from ui.dialogs.judge_dialog import current_choice
 from ui.views.compare import ComparePanel
 from ui.views.inspector import InspectorPane
@@ -423,7 +423,7 @@ class MainWindow(QMainWindow):
     # opening ------------------------------------------------------------------------------------------
     def open_files_dialog(self) -> None:
         """File ▸ Open files."""
-        paths, _ = QFileDialog.getOpenFileNames(
+        paths, _ = FileDialog.getOpenFileNames(
             self, self.tr("Open trace files"), "",
             self.tr("Traces (*.json *.jsonl *.ndjson *.traj *.eval *.gz *.zst);;All files (*)"))
         if paths:
@@ -431,7 +431,7 @@ class MainWindow(QMainWindow):
 
     def open_folder_dialog(self) -> None:
         """File ▸ Open folder."""
-        path = QFileDialog.getExistingDirectory(self, self.tr("Open a folder of traces"))
+        path = FileDialog.getExistingDirectory(self, self.tr("Open a folder of traces"))
         if path:
             self.open_paths([path])
 
@@ -747,7 +747,7 @@ class MainWindow(QMainWindow):
     def export_runs(self, fmt: str) -> None:
         """Export the runs the table shows (CSV or Parquet)."""
         ext = "csv" if fmt == "csv" else "parquet"
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export runs"), f"runs.{ext}", f"*.{ext}")
+        path, _ = FileDialog.getSaveFileName(self, self.tr("Export runs"), f"runs.{ext}", f"*.{ext}")
         if path:
             self.export_runs_to(path, fmt)
 

@@ -186,3 +186,37 @@ def test_chinese_load_problems_and_review_desk_rationale(qtbot, app, tmp_path, s
         w.close()
     finally:
         install_language("en")
+
+
+def test_file_dialog_speaks_chinese(qtbot, app, tmp_path):
+    from PySide6.QtWidgets import QFileDialog, QFileSystemModel, QLabel
+
+    from ui.dialogs.file_dialogs import FileDialog
+    from ui.i18n import install_language
+
+    root = tmp_path / "dialog"
+    (root / "traces").mkdir(parents=True)
+    (root / "run.jsonl").write_text("{}\n", encoding="utf-8")
+    try:
+        assert install_language("zh_CN")
+        d = FileDialog.build(None, "打开轨迹文件", str(root), "Traces (*.json *.jsonl);;All files (*)",
+                             QFileDialog.FileMode.ExistingFiles)
+        qtbot.addWidget(d)
+        assert d.testOption(QFileDialog.Option.DontUseNativeDialog)
+        d.show()
+        model = d.findChild(QFileSystemModel)
+        d.resize(800, 500)
+        qtbot.wait(300)
+        qtbot.waitUntil(lambda: model.rowCount(model.index(str(root))) == 2, timeout=5000)
+        visible = [lab.text() for lab in d.findChildren(QLabel) if lab.isVisible() and lab.text()]
+        visible += [b.text() for b in d.findChildren(QAbstractButton) if b.isVisible() and b.text()]
+        assert not [t for t in visible if _english(t)], visible
+        assert "查找范围：" in visible and "文件类型：" in visible and "打开(&O)" in visible and "取消" in visible
+        folder = model.index(str(root / "traces"))
+        assert model.data(folder.siblingAtColumn(2)) == "文件夹"  # the type column (Qt's catalogue lacks it)
+        assert [model.headerData(i, Qt.Orientation.Horizontal) for i in range(4)] == ["名称", "体积", "类型", "修改日期"]
+        d.close()
+    finally:
+        install_language("en")
+    # English keeps Qt's own (native where there is one) dialog: FileDialog defers to QFileDialog
+    assert FileDialog._native()

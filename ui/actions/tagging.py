@@ -31,12 +31,13 @@ from typing import Any
 import polars as pl
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QLabel, QMenu, QWidget
+from PySide6.QtWidgets import QApplication, QInputDialog, QLabel, QMenu, QWidget
 
 from analyzer.session import Session
 from analyzer.taxonomy import CATEGORIES
 from analyzer.workspace import Workspace, WorkspaceError
 from analyzer.workspace.store import Target
+from ui.dialogs.file_dialogs import FileDialog
 from ui.i18n.labels import category_title
 
 WORKSPACE_SUFFIX = ".trajscope"
@@ -324,7 +325,7 @@ class TaggingController(QObject):
 
     def new_workspace_dialog(self) -> None:
         """File ▸ New workspace."""
-        path, _ = QFileDialog.getSaveFileName(self.window, self.tr("New workspace"),
+        path, _ = FileDialog.getSaveFileName(self.window, self.tr("New workspace"),
                                               str(default_workspace_path().parent / ("analysis" + WORKSPACE_SUFFIX)),
                                               self.tr("TrajScope workspace (*.trajscope)"))
         if path:
@@ -334,7 +335,7 @@ class TaggingController(QObject):
 
     def open_workspace_dialog(self) -> None:
         """File ▸ Open workspace."""
-        path, _ = QFileDialog.getOpenFileName(self.window, self.tr("Open workspace"), str(default_workspace_path().parent),
+        path, _ = FileDialog.getOpenFileName(self.window, self.tr("Open workspace"), str(default_workspace_path().parent),
                                               self.tr("TrajScope workspace (*.trajscope *.db *.sqlite);;All files (*)"))
         if path:
             self.open_workspace(path)
@@ -637,7 +638,7 @@ class TaggingController(QObject):
         ws = self.ensure_workspace()
         if ws is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self.window, self.tr("Export annotations"),
+        path, _ = FileDialog.getSaveFileName(self.window, self.tr("Export annotations"),
                                               f"annotations-{ws.author}.jsonl", self.tr("JSON Lines (*.jsonl)"))
         if path:
             self.export_annotations(path)
@@ -657,7 +658,7 @@ class TaggingController(QObject):
 
     def import_annotations_dialog(self) -> None:
         """File ▸ Import annotations."""
-        path, _ = QFileDialog.getOpenFileName(self.window, self.tr("Import annotations"), "",
+        path, _ = FileDialog.getOpenFileName(self.window, self.tr("Import annotations"), "",
                                               self.tr("JSON Lines (*.jsonl);;All files (*)"))
         if path:
             self.import_annotations(path, show=True)

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -39,6 +38,7 @@ from analyzer.analysis.result import AnalysisResult
 from analyzer.jobs import CancelToken, NeverCancel, Progress, no_progress
 from analyzer.locales import load_error_text
 from analyzer.session import Session
+from ui.dialogs.file_dialogs import FileDialog
 from ui.i18n import current_language
 from ui.workers import Job
 
@@ -286,7 +286,7 @@ class ExportDialog(QDialog):
         lay.addWidget(self.buttons)
 
     def _browse(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, self.tr("Export into folder"), self.folder.text())
+        path = FileDialog.getExistingDirectory(self, self.tr("Export into folder"), self.folder.text())
         if path:
             self.folder.setText(path)
 

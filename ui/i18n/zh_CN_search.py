@@ -1,4 +1,4 @@
-"""Simplified Chinese translations of the review desk headings, the searches and the load-problem reasons.
+"""Simplified Chinese translations of the review desk headings, the searches, the load problems and the file dialogs.
 
 Same format as :mod:`ui.i18n.zh_CN`. Keep every ``{placeholder}``.
 Run ``python -m ui.i18n.update`` after editing.
@@ -41,4 +41,12 @@ TRANSLATIONS: dict[str, str] = {
     "No run contains “{q}”.": "没有运行包含“{q}”。",
     "{n} hits in {runs} runs; click one to open it.": "在 {runs} 个运行中找到 {n} 处；点击一处即可打开。",
     "First {shown} of {n} hits; narrow the search to see the rest.": "显示 {n} 处中的前 {shown} 处；请缩小搜索范围以查看其余结果。",
+    # file dialogs (Qt's widget dialog with our labels)
+    "FileDialog|Look in:": "查找范围：",
+    "FileDialog|File name:": "文件名：",
+    "FileDialog|Files of type:": "文件类型：",
+    "FileDialog|Cancel": "取消",
+    "FileDialog|&Open": "打开(&O)",
+    "FileDialog|&Save": "保存(&S)",
+    "FileDialog|&Choose": "选择(&C)",
 }
