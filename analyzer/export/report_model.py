@@ -26,7 +26,7 @@ from analyzer.export.svg import (
 )
 from analyzer.export.tables import run_table
 from analyzer.locales import category_title as locale_category_title
-from analyzer.locales import rationale_text
+from analyzer.locales import finding_text, rationale_text
 from analyzer.metrics.columns import COUNT_PREFIX
 from analyzer.metrics.model_names import NAMES_SEPARATOR
 from analyzer.metrics.models import DEFAULT_MIN_GROUP_RUNS, model_metrics, rank_groups
@@ -484,7 +484,8 @@ def _run_views(shown: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult 
         findings = [] if f_df is None else [
             FindingView(step=int(f["step"]), category=_cat_view(cats, f["category"]), score=f["score"],
                         source=_str(f["source"]), status=_str(f["status"]) or "suggested",
-                        rationale=_clip(f["rationale"], 400)[0], evidence=_clip(f["evidence_quote"], 300)[0])
+                        rationale=_clip(finding_text(f["rationale"], opts.lang), 400)[0],
+                        evidence=_clip(f["evidence_quote"], 300)[0])
             for f in f_df.sort(["step", "score"], descending=[False, True]).iter_rows(named=True)
             if f["step"] is not None
         ]

@@ -141,3 +141,51 @@ def load_error_text(error: LoadError, lang: str) -> str:
     where = error.file + (f" [{error.record}]" if error.record else "")
     who = f" ({error.importer})" if error.importer else ""
     return f"{where}{who}: {reason_text(error.message, error.reason, lang)}"
+
+
+def finding_text(text: str | None, lang: str) -> str:
+    """A built-in detector's finding description in ``lang`` (as written when it fits no template).
+
+    The description's message id and parameters are recovered from its English text
+    (:func:`analyzer.detection.messages.parse_finding`) and rendered with the language's
+    templates; phrases inside it (``why``, ``parts``, …) are translated the same way.
+    """
+    text = text or ""
+    mod = _module(lang)
+    if mod is None or not text:
+        return text
+    from analyzer.detection.messages import (
+        LIST_PARAMS,
+        PHRASE_PARAMS,
+        SEPARATOR,
+        parse_finding,
+        parse_piece,
+    )
+
+    def piece(phrase: str) -> str:
+        found = parse_piece(phrase)
+        if found is None or found.id not in mod.FINDING_PIECES:
+            return phrase
+        return _fill(mod.FINDING_PIECES[found.id], found.params)
+
+    def _fill(template: str, params: dict[str, str]) -> str:
+        out = {}
+        for k, v in params.items():
+            if k in LIST_PARAMS:
+                out[k] = "；".join(piece(p) for p in v.split(SEPARATOR))
+            elif k in PHRASE_PARAMS:
+                out[k] = piece(v)
+            else:
+                out[k] = v
+        try:
+            return template.format_map(out)
+        except (KeyError, IndexError, ValueError):
+            return template
+
+    parsed = parse_finding(text)
+    if parsed is None:
+        return text
+    if parsed.id == "pieces":
+        return "；".join(piece(p) for p in parsed.params["parts"].split(SEPARATOR))
+    template = mod.FINDINGS.get(parsed.id)
+    return _fill(template, parsed.params) if template else text

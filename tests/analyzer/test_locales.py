@@ -156,3 +156,48 @@ def test_chinese_html_and_pdf_reports(tmp_path):
     png = tmp_path / "page"
     subprocess.run(["pdftoppm", "-png", "-r", "40", "-f", "1", "-l", "1", "-singlefile", str(pdf), str(png)], check=True)
     assert png.with_suffix(".png").stat().st_size > 5000
+
+
+def test_finding_templates_parse_back_to_their_own_id():
+    from analyzer.detection.messages import FINDING_MESSAGES, FINDING_PIECES, parse_finding, parse_piece
+
+    def filled(template: str) -> tuple[str, dict[str, str]]:
+        values = {name: f"v{i}x" for i, name in enumerate(PLACEHOLDER.findall(template))}
+        return template.format_map(values), values
+
+    for mid, template in FINDING_MESSAGES.items():
+        text, values = filled(template)
+        parsed = parse_finding(text)
+        assert parsed is not None and parsed.id == mid and parsed.params == values, (mid, parsed)
+    for pid, template in FINDING_PIECES.items():
+        text, values = filled(template)
+        got = parse_piece(text)
+        assert got is not None and got.params == values, (pid, got)
+        # distinct phrases must not share a text (the inverse would be ambiguous)
+    texts = [filled(t)[0] for t in FINDING_PIECES.values()]
+    assert len(set(texts)) == len(texts)
+    assert set(zh_CN.FINDINGS) == set(FINDING_MESSAGES) and set(zh_CN.FINDING_PIECES) == set(FINDING_PIECES)
+    for mid, template in FINDING_MESSAGES.items():
+        assert sorted(PLACEHOLDER.findall(zh_CN.FINDINGS[mid])) == sorted(PLACEHOLDER.findall(template)), mid
+
+
+def test_every_builtin_finding_on_the_samples_reads_in_chinese(sample_analysis_result):
+    from analyzer.detection.messages import parse_finding
+    from analyzer.locales import finding_text
+
+    findings = sample_analysis_result.findings
+    assert findings.height > 100 and findings["source"].n_unique() >= 10
+    for source, text in findings.select("source", "rationale").iter_rows():
+        assert parse_finding(text) is not None, (source, text)
+        zh = finding_text(text, "zh_CN")
+        assert zh != text and re.search(r"[\u4e00-\u9fff]", zh), (source, text, zh)
+        assert finding_text(text, "en") == text
+    assert finding_text("a third-party detector's own words", "zh_CN") == "a third-party detector's own words"
+
+
+@pytest.fixture(scope="module")
+def sample_analysis_result():
+    from analyzer.pipeline import analyze
+
+    res = load([ROOT / "sample_traces"])
+    return analyze(res.traces, res.steps)

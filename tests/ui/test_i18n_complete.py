@@ -183,6 +183,12 @@ def test_chinese_load_problems_and_review_desk_rationale(qtbot, app, tmp_path, s
         assert "依据：" in card and "决定性步骤" in card
         why = card.split("依据：", 1)[1]
         assert re.search(r"[\u4e00-\u9fff]", why.split("</p>")[0].split("</b>", 1)[1][:20])
+        # a detector's finding description too (recovered from its English text, rendered in Chinese)
+        finding = next(s for s in desk.queue if s.finding is not None)
+        why = desk._card_html(finding).split("依据：", 1)[1].split("</p>")[0].split("</b>", 1)[1]
+        assert re.search(r"[\u4e00-\u9fff]", why) and "step" not in why, why
+        row = w.session.analysis.findings.row(finding.finding, named=True)
+        assert re.search(r"[\u4e00-\u9fff]", w.inspector._finding_html(row).split("<p>")[2])
         w.close()
     finally:
         install_language("en")

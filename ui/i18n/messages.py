@@ -86,3 +86,11 @@ def reason_text(error: LoadError) -> str:
         return m.render({m.id: _tr(TEMPLATES[m.id])}, _param)
     except (KeyError, IndexError, ValueError):
         return error.reason
+
+
+def finding_text(text: str | None) -> str:
+    """A finding description in the current language (see :func:`analyzer.locales.finding_text`)."""
+    from analyzer.locales import finding_text as render
+    from ui.i18n import current_language
+
+    return render(text, current_language())

@@ -28,6 +28,7 @@ from ui.i18n.labels import (
     role_label,
     status_label,
 )
+from ui.i18n.messages import finding_text
 from ui.models.runs_table import STALE_COLOR
 from ui.models.steps_list import parse_steps_list
 from ui.theme import CATEGORY_COLORS, DECISIVE, OUTCOME_COLORS, is_dark
@@ -334,7 +335,7 @@ class InspectorPane(QWidget):
                f" &nbsp;<span class='muted'>{_e(L['score'])} {float(f.get('score') or 0):.2f}"
                f" · {_e(f.get('source') or '')} · {_e(status_label(f.get('status')))}</span></p>"]
         if f.get("rationale"):
-            out.append(f"<p>{_e(f['rationale'])}</p>")
+            out.append(f"<p>{_e(finding_text(str(f['rationale'])))}</p>")
         if f.get("evidence_quote"):
             out.append(f"<p class='muted'>“{_e(str(f['evidence_quote'])[:600])}”</p>")
         if f.get("evidence_start") is not None:

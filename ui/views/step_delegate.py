@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui.i18n.labels import category_title, kind_label, role_label
+from ui.i18n.messages import finding_text
 from ui.models.steps_list import CARD_ROLE, StepCard, match_spans
 from ui.theme import (
     CANDIDATE,
@@ -481,7 +482,7 @@ class StepCardDelegate(QStyledItemDelegate):
             elif card.rank in (2, 3):
                 lines.append(self.tr("Candidate decisive step #{n}").format(n=card.rank))
             for f in card.findings:
-                lines.append(f"● {category_title(f.category)} ({f.score:.2f}) — {f.rationale[:160]}")
+                lines.append(f"● {category_title(f.category)} ({f.score:.2f}) — {finding_text(f.rationale)[:160]}")
             if lines:
                 QToolTip.showText(event.globalPos(), "\n".join(lines), view)
                 return True

@@ -40,6 +40,7 @@ from analyzer.export.palette import text_color_on
 from analyzer.taxonomy import BY_ID, CATEGORIES, CATEGORY_IDS
 from analyzer.workspace import Agreement, judge_analyst_agreement
 from ui.i18n.labels import category_title, kind_label, outcome_label
+from ui.i18n.messages import finding_text
 from ui.models.runs_table import swatch
 from ui.theme import CATEGORY_COLORS, is_dark, mix
 from ui.views.rationale_html import rationale_text
@@ -437,7 +438,7 @@ class TaggingDesk(QWidget):
             task = str(run["task"]).replace("\n", " ")
             task_label = self.tr("Task:")
             out.append(f"<p><b>{e(task_label)}</b> {e(task[:400] + ('…' if len(task) > 400 else ''))}</p>")
-        why = rationale_text(s.rationale_json or None, s.rationale)
+        why = rationale_text(s.rationale_json or None, s.rationale) if s.finding is None else finding_text(s.rationale)
         if why:
             why_label = self.tr("Why:")
             out.append(f"<p><b>{e(why_label)}</b> {e(why[:800])}</p>")
