@@ -222,6 +222,35 @@ REPORT: dict[str, str] = {
     "taxonomy:": "分类体系：",
     "Decisive step: the earliest step after which the run could no longer succeed without a correction.":
         "决定性步骤：在此之后，若不加纠正，运行就不可能再成功的最早步骤。",
+    # Markdown report labels
+    "Analyst tags (from the workspace):": "分析员标注（来自工作区）：",
+    "Analyst-reviewed": "分析员已审阅",
+    "With a decisive step": "已定位决定性步骤",
+    "Models": "模型",
+    "Candidates:": "候选步骤：",
+    "Category:": "类别：",
+    "Confidence:": "置信度：",
+    "Decisive step:": "决定性步骤：",
+    "Failure categories of decisive steps:": "决定性步骤的失败类别：",
+    "Framework:": "框架：",
+    "Largest drop:": "最大降幅：",
+    "Lowest value:": "最低价值：",
+    "Model:": "模型：",
+    "Run id:": "运行 ID：",
+    "Source:": "来源：",
+    "Steps:": "步数：",
+    "Tags:": "标签：",
+    "Value curve:": "价值曲线：",
+    "Cheap check that would have caught it": "本可发现问题的低成本检查",
+    "H50": "H50",
+    "H80": "H80",
+    "label from": "标签来自",
+    "nobody": "无",
+    "signals_note": ("高风险的操作组合、本可用低成本检查发现的失败、与最短成功运行相比浪费的步骤和上下文，"
+                     "以及对工具回答的理解和使用程度（见 docs/detectors.md）。高风险运行排在前面。"),
+    "insights_note": ("按类别、决定性步骤及其证据的嵌入和所涉工具对决定性失败分组（带距离阈值的层次聚类；见 insights.csv）。"
+                      "名称取自成员共有的词语。“典型位置”是决定性步骤的中位位置（0% 为第一步，100% 为最后一步）。"
+                      "代表性运行是最接近该洞察中心的三个运行。"),
     # values shown in the report
     "analyst": "分析员",
     "ranker": "排序器",

@@ -146,6 +146,11 @@ def test_chinese_html_and_pdf_reports(tmp_path):
     # rationales from their message ids, category titles from the Chinese taxonomy
     rationales = re.findall(r'<p class="rationale">([^<]*)</p>', html)
     assert rationales and all(re.match(r"[\u4e00-\u9fff]", r) for r in rationales)
+    from analyzer.export import render_report_markdown
+
+    md = render_report_markdown(report)
+    assert "## 概要" in md and "## 模型比较" in md and "## Summary" not in md
+    assert "## Summary" in render_report_markdown(build_report(res.traces, res.steps, result, None, ReportOptions(**opts)))
     pdf = tmp_path / "report.pdf"
     pdf.write_bytes(render_report_pdf(report))
     fonts = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True, check=True).stdout
@@ -159,7 +164,12 @@ def test_chinese_html_and_pdf_reports(tmp_path):
 
 
 def test_finding_templates_parse_back_to_their_own_id():
-    from analyzer.detection.messages import FINDING_MESSAGES, FINDING_PIECES, parse_finding, parse_piece
+    from analyzer.detection.messages import (
+        FINDING_MESSAGES,
+        FINDING_PIECES,
+        parse_finding,
+        parse_piece,
+    )
 
     def filled(template: str) -> tuple[str, dict[str, str]]:
         values = {name: f"v{i}x" for i, name in enumerate(PLACEHOLDER.findall(template))}
