@@ -146,13 +146,20 @@ def test_load_problems_reason_wraps_and_details_show_it_whole(window, qtbot, tmp
     bad = tmp_path / "bad.jsonl"
     long_key = "k" * 400
     bad.write_text('{"' + long_key + '": 1,,}\n', encoding="utf-8")
-    w.open_paths([bad], synchronous=True)
+    (tmp_path / "empty.json").write_bytes(b"")
+    w.open_paths([bad, tmp_path / "empty.json"], synchronous=True)
     w.bridge.flush()
+    w.problems_dock.show()
     panel = w.load_problems
-    assert panel.tree.topLevelItemCount() >= 1
+    assert panel.tree.topLevelItemCount() == 2
     assert panel.tree.wordWrap() and not panel.tree.uniformRowHeights()
-    item = panel.tree.topLevelItem(0)
-    error = w.session.load_errors[0]
+    qtbot.wait(50)
+    rows = {panel.tree.topLevelItem(i).text(0): panel.tree.topLevelItem(i) for i in range(2)}
+    long_row = panel.tree.visualItemRect(rows[str(bad)]).height()
+    short_row = panel.tree.visualItemRect(rows[str(tmp_path / "empty.json")]).height()
+    assert long_row >= 2 * short_row > 0  # the long reason wraps onto several lines
+    item = rows[str(bad)]
+    error = next(e for e in w.session.load_errors if e.file == str(bad))
     assert item.text(3) == error.reason and len(error.reason) > 40
     panel.tree.setCurrentItem(item)
     details = panel.details.toPlainText()

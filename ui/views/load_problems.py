@@ -6,7 +6,7 @@ The reason column wraps; the details view under the list shows the selected prob
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -14,6 +14,8 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QSplitter,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -24,6 +26,26 @@ from PySide6.QtWidgets import (
 from analyzer.session import Session
 from ui.bridge import SessionBridge
 from ui.i18n.messages import reason_text
+
+REASON_COLUMN = 3
+
+
+class _WrappingDelegate(QStyledItemDelegate):
+    """Rows as tall as their wrapped reason (the tree's word wrap alone keeps one line per row)."""
+
+    def __init__(self, tree: QTreeWidget) -> None:
+        super().__init__(tree)
+        self.tree = tree
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        size = super().sizeHint(option, index)
+        if index.column() == REASON_COLUMN:
+            width = max(60, self.tree.header().sectionSize(REASON_COLUMN) - 10)
+            text = str(index.data() or "")
+            height = option.fontMetrics.boundingRect(QRect(0, 0, width, 10**6), int(Qt.TextFlag.TextWordWrap),
+                                                     text).height() + 6
+            size.setHeight(max(size.height(), height))
+        return size
 
 
 class LoadProblemsPanel(QWidget):
@@ -48,14 +70,18 @@ class LoadProblemsPanel(QWidget):
         self.tree.setAlternatingRowColors(True)
         self.tree.setUniformRowHeights(False)
         self.tree.setWordWrap(True)  # the reason wraps instead of being cut
-        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.tree.setItemDelegate(_WrappingDelegate(self.tree))
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # only the file paths: the reason wraps
         self.tree.setHeaderLabels([self.tr("File"), self.tr("Record"), self.tr("Importer"), self.tr("Reason")])
         hh = self.tree.header()
         hh.setStretchLastSection(True)
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        hh.resizeSection(0, 260)
-        hh.resizeSection(1, 90)
-        hh.resizeSection(2, 110)
+        hh.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        hh.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        hh.setSectionResizeMode(REASON_COLUMN, QHeaderView.ResizeMode.Stretch)  # the reason gets the room, and wraps in it
+        hh.resizeSection(0, 180)  # paths are elided in the middle; the details view shows them whole
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        hh.sectionResized.connect(lambda *_a: self.tree.doItemsLayout())  # wrapped rows take their new height
         top = QHBoxLayout()
         top.setContentsMargins(6, 4, 6, 0)
         top.addWidget(self.summary, 1)
