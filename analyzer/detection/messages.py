@@ -106,6 +106,50 @@ FINDING_PIECES: dict[str, str] = {
 }
 """Phrase id -> English phrase (or template) used inside the descriptions."""
 
+NOTE_MESSAGES: dict[str, str] = {
+    "never_falls": "the value curve never falls: no step shows evidence of failure, so nothing on the curve confirms "
+                   "the decisive step {step}",
+    "last_step.drop": "the value falls most at the last step {at}, where the run's recorded failure closes the curve: "
+                      "no step before it shows enough evidence of failure; at step {step} itself it falls by {drop}",
+    "last_step.flat": "the value falls most at the last step {at}, where the run's recorded failure closes the curve: "
+                      "no step before it shows enough evidence of failure; step {step} itself shows no evidence the "
+                      "value curve reads",
+    "after.why.drop": "the value falls most at step {at} ({why}), after the decisive decision at step {step}; at step "
+                      "{step_again} itself it falls by {drop}",
+    "after.why.flat": "the value falls most at step {at} ({why}), after the decisive decision at step {step}; step "
+                      "{step_again} itself shows no evidence the value curve reads",
+    "before.why.drop": "the value falls most at step {at} ({why}), before the decisive decision at step {step}; at step "
+                       "{step_again} itself it falls by {drop}",
+    "before.why.flat": "the value falls most at step {at} ({why}), before the decisive decision at step {step}; step "
+                       "{step_again} itself shows no evidence the value curve reads",
+    "after.drop": "the value falls most at step {at}, after the decisive decision at step {step}; at step {step_again} "
+                  "itself it falls by {drop}",
+    "after.flat": "the value falls most at step {at}, after the decisive decision at step {step}; step {step_again} "
+                  "itself shows no evidence the value curve reads",
+    "before.drop": "the value falls most at step {at}, before the decisive decision at step {step}; at step "
+                   "{step_again} itself it falls by {drop}",
+    "before.flat": "the value falls most at step {at}, before the decisive decision at step {step}; step {step_again} "
+                   "itself shows no evidence the value curve reads",
+}
+"""The value curve's note on a largest drop away from the decisive step (``drop_note``,
+:func:`analyzer.attribution.value_curve.drop_note`): message id -> English template."""
+
+NOTE_PIECES: dict[str, str] = {
+    "error": "an error output",
+    "recurring": "the same error again",
+    "error_text": "error text in the output",
+    "finding": "a finding: {category}",
+    "alignment": "falling task alignment",
+    "judge": "the judge's value falls",
+    "outcome": "the run's recorded failure",
+    "outcome_success": "the run's recorded success",
+    "retry": "the failed action now succeeds",
+    "no_recurrence": "the error stops recurring",
+    "tests_pass": "tests pass",
+    "judge_up": "the judge's value rises",
+}
+"""The evidence terms inside a note (:data:`analyzer.attribution.hazards.TERM_LABELS`; a test keeps them equal)."""
+
 PHRASE_PARAMS = frozenset({"why", "what", "text", "kind", "how", "doing"})
 """Parameters holding one phrase of :data:`FINDING_PIECES`."""
 
@@ -135,7 +179,8 @@ def _compile(template: str) -> re.Pattern[str]:
 
 @cache
 def _patterns(kind: str) -> list[tuple[str, re.Pattern[str]]]:
-    table = FINDING_MESSAGES if kind == "message" else FINDING_PIECES
+    table = {"message": FINDING_MESSAGES, "piece": FINDING_PIECES, "note": NOTE_MESSAGES,
+             "note_piece": NOTE_PIECES}[kind]
     # the most literal text first, so a specific template wins over a looser one
     items = sorted(table.items(), key=lambda kv: -len(re.sub(r"\{\w+\}", "", kv[1])))
     return [(k, _compile(v)) for k, v in items]
@@ -167,3 +212,13 @@ def parse_finding(text: str) -> Parsed | None:
     if pieces and all(parse_piece(p) is not None for p in pieces):
         return Parsed("pieces", {"parts": text})
     return None
+
+
+def parse_note(text: str) -> Parsed | None:
+    """The message id and parameters of a value-curve ``drop_note``, or None."""
+    return _match(text, "note")
+
+
+def parse_note_piece(text: str) -> Parsed | None:
+    """An evidence term of :data:`NOTE_PIECES` recognised in ``text``, or None."""
+    return _match(text, "note_piece")

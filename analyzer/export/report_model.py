@@ -26,7 +26,7 @@ from analyzer.export.svg import (
 )
 from analyzer.export.tables import run_table
 from analyzer.locales import category_title as locale_category_title
-from analyzer.locales import finding_text, rationale_text
+from analyzer.locales import finding_text, note_text, rationale_text
 from analyzer.metrics.columns import COUNT_PREFIX
 from analyzer.metrics.model_names import NAMES_SEPARATOR
 from analyzer.metrics.models import DEFAULT_MIN_GROUP_RUNS, model_metrics, rank_groups
@@ -504,7 +504,7 @@ def _run_views(shown: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult 
             decisive_source=_str(row["decisive_source"]), label_source=_str(row["label_source"]),
             top_steps=_ints(row["top_steps"]), min_value=row["min_value"], largest_drop=row["largest_drop"],
             largest_drop_step=row["largest_drop_step"],
-            drop_note=_str(row["drop_note"]) if row["decisive_source"] != "analyst" else "",
+            drop_note=note_text(_str(row["drop_note"]), opts.lang) if row["decisive_source"] != "analyst" else "",
             rationale=rationale_text(structured.get(tid), _str(row["rationale"]), opts.lang),
             source=f"{_str(row['source_file'])} [{_str(row['record'])}]" if row["source_file"] else "",
             plot_uri=data_uri(plot), sparkline=sparkline(values),

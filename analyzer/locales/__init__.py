@@ -189,3 +189,33 @@ def finding_text(text: str | None, lang: str) -> str:
         return "；".join(piece(p) for p in parsed.params["parts"].split(SEPARATOR))
     template = mod.FINDINGS.get(parsed.id)
     return _fill(template, parsed.params) if template else text
+
+
+def note_text(text: str | None, lang: str) -> str:
+    """A value-curve ``drop_note`` in ``lang`` (as written when it fits no template)."""
+    text = text or ""
+    mod = _module(lang)
+    if mod is None or not text:
+        return text
+    from analyzer.detection.messages import parse_note, parse_note_piece
+    from analyzer.taxonomy import CATEGORIES
+
+    parsed = parse_note(text)
+    if parsed is None or parsed.id not in mod.NOTES:
+        return text
+    params = dict(parsed.params)
+    why = params.get("why")
+    if why is not None:
+        piece = parse_note_piece(why)
+        if piece is not None and piece.id in mod.NOTE_PIECES:
+            sub = dict(piece.params)
+            if "category" in sub:  # a taxonomy title in lower case
+                by_title = {c.title.lower(): c.id.value for c in CATEGORIES}
+                cid = by_title.get(sub["category"])
+                if cid is not None:
+                    sub["category"] = category_title(cid, lang)
+            params["why"] = mod.NOTE_PIECES[piece.id].format_map(sub)
+    try:
+        return str(mod.NOTES[parsed.id].format_map(params))
+    except (KeyError, IndexError, ValueError):
+        return text

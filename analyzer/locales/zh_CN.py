@@ -251,6 +251,17 @@ REPORT: dict[str, str] = {
     "insights_note": ("按类别、决定性步骤及其证据的嵌入和所涉工具对决定性失败分组（带距离阈值的层次聚类；见 insights.csv）。"
                       "名称取自成员共有的词语。“典型位置”是决定性步骤的中位位置（0% 为第一步，100% 为最后一步）。"
                       "代表性运行是最接近该洞察中心的三个运行。"),
+    "after step {n}: {share} of failures": "步骤 {n} 之后：占失败的 {share}",
+    "predictable from step {n}": "从步骤 {n} 起即可预见",
+    "after step {n}": "于步骤 {n} 之后",
+    "({n} steps before the failure)": "（失败前 {n} 步）",
+    "vs": "对比",
+    "Share of decisive failure categories per model (n = labelled failed runs).": "各模型决定性失败类别的占比（n = 已标注的失败运行数）。",
+    "Decisive failure categories per model": "各模型的决定性失败类别",
+    "test_run": "测试运行",
+    "count_vs_plan": "数量与计划对照",
+    "reread_constraints": "重读约束",
+    "result_exists": "结果存在性",
     # values shown in the report
     "analyst": "分析员",
     "ranker": "排序器",
@@ -345,3 +356,34 @@ FINDING_PIECES: dict[str, str] = {
     "fixed_error": "错误已修复",
 }
 """Phrase id (:data:`analyzer.detection.messages.FINDING_PIECES`) -> translation."""
+
+NOTES: dict[str, str] = {
+    "never_falls": "价值曲线从未下降：没有任何步骤显示失败的证据，因此曲线无法印证决定性步骤 {step}",
+    "last_step.drop": "价值在最后一步 {at} 降幅最大，即运行记录的失败结束了曲线：此前没有步骤显示足够的失败证据；步骤 {step} 本身下降了 {drop}",
+    "last_step.flat": "价值在最后一步 {at} 降幅最大，即运行记录的失败结束了曲线：此前没有步骤显示足够的失败证据；步骤 {step} 本身没有价值曲线可读取的证据",
+    "after.why.drop": "价值在步骤 {at}（{why}）降幅最大，晚于决定性决策所在的步骤 {step}；步骤 {step} 本身下降了 {drop}",
+    "after.why.flat": "价值在步骤 {at}（{why}）降幅最大，晚于决定性决策所在的步骤 {step}；步骤 {step} 本身没有价值曲线可读取的证据",
+    "before.why.drop": "价值在步骤 {at}（{why}）降幅最大，早于决定性决策所在的步骤 {step}；步骤 {step} 本身下降了 {drop}",
+    "before.why.flat": "价值在步骤 {at}（{why}）降幅最大，早于决定性决策所在的步骤 {step}；步骤 {step} 本身没有价值曲线可读取的证据",
+    "after.drop": "价值在步骤 {at} 降幅最大，晚于决定性决策所在的步骤 {step}；步骤 {step} 本身下降了 {drop}",
+    "after.flat": "价值在步骤 {at} 降幅最大，晚于决定性决策所在的步骤 {step}；步骤 {step} 本身没有价值曲线可读取的证据",
+    "before.drop": "价值在步骤 {at} 降幅最大，早于决定性决策所在的步骤 {step}；步骤 {step} 本身下降了 {drop}",
+    "before.flat": "价值在步骤 {at} 降幅最大，早于决定性决策所在的步骤 {step}；步骤 {step} 本身没有价值曲线可读取的证据",
+}
+"""Value-curve note id (:data:`analyzer.detection.messages.NOTE_MESSAGES`) -> template."""
+
+NOTE_PIECES: dict[str, str] = {
+    "error": "错误输出",
+    "recurring": "同样的错误再次出现",
+    "error_text": "输出中有错误文本",
+    "finding": "发现：{category}",
+    "alignment": "任务对齐度下降",
+    "judge": "评审模型给出的价值下降",
+    "outcome": "运行记录的失败",
+    "outcome_success": "运行记录的成功",
+    "retry": "失败的操作现在成功了",
+    "no_recurrence": "错误不再出现",
+    "tests_pass": "测试通过",
+    "judge_up": "评审模型给出的价值上升",
+}
+"""Evidence term id (:data:`analyzer.detection.messages.NOTE_PIECES`) -> translation."""

@@ -211,3 +211,22 @@ def sample_analysis_result():
 
     res = load([ROOT / "sample_traces"])
     return analyze(res.traces, res.steps)
+
+
+def test_value_curve_notes_read_in_chinese(sample_analysis_result):
+    from analyzer.attribution.hazards import TERM_LABELS
+    from analyzer.detection.messages import NOTE_MESSAGES, NOTE_PIECES, parse_note
+    from analyzer.locales import note_text
+
+    assert NOTE_PIECES == TERM_LABELS
+    assert set(zh_CN.NOTES) == set(NOTE_MESSAGES) and set(zh_CN.NOTE_PIECES) == set(NOTE_PIECES)
+    notes = [n for n in sample_analysis_result.runs["drop_note"].to_list() if n]
+    assert len(notes) >= 5
+    for n in notes:
+        assert parse_note(n) is not None, n
+        zh = note_text(n, "zh_CN")
+        assert zh.startswith("价值") and not re.search("[a-z]{4,}", zh.replace("evidence", "")), zh
+        assert note_text(n, "en") == n
+    finding_note = "the value falls most at step 36 (a finding: false success), after the decisive decision at step 1; " \
+                   "at step 1 itself it falls by 0.04"
+    assert note_text(finding_note, "zh_CN") == "价值在步骤 36（发现：虚假成功）降幅最大，晚于决定性决策所在的步骤 1；步骤 1 本身下降了 0.04"

@@ -94,3 +94,11 @@ def finding_text(text: str | None) -> str:
     from ui.i18n import current_language
 
     return render(text, current_language())
+
+
+def note_text(text: str | None) -> str:
+    """A value-curve note in the current language (see :func:`analyzer.locales.note_text`)."""
+    from analyzer.locales import note_text as render
+    from ui.i18n import current_language
+
+    return render(text, current_language())
