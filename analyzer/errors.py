@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from analyzer.messages import Message
 
 
 @dataclass(frozen=True)
@@ -14,17 +16,27 @@ class LoadError:
         file: Path of the file.
         record: Record locator inside the file (``line 12``, ``samples/3.json``) or None.
         importer: Importer id that tried, or None when no importer claimed the file.
-        reason: What went wrong, in plain words.
+        reason: What went wrong, in plain words (English).
+        message: The same reason as a message id plus parameters (:mod:`analyzer.reasons`),
+            when the loader wrote it; None for an importer's own words.
     """
 
     file: str
     record: str | None
     importer: str | None
     reason: str
+    message: Message | None = field(default=None, compare=False)
+
+    @classmethod
+    def of(cls, file: str, record: str | None, importer: str | None, message: Message) -> LoadError:
+        """A problem stated as a load-problem message (its English text becomes ``reason``)."""
+        from analyzer.reasons import render_en
+
+        return cls(file, record, importer, render_en(message), message)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict (for JSON output)."""
-        return asdict(self)
+        """Plain dict (for JSON output): file, record, importer, reason."""
+        return {"file": self.file, "record": self.record, "importer": self.importer, "reason": self.reason}
 
     def __str__(self) -> str:
         where = f"{self.file}" + (f" [{self.record}]" if self.record else "")
@@ -36,13 +48,21 @@ class ImportFailure(Exception):
     """Raised by an importer when a whole file (or record) cannot be read.
 
     Args:
-        reason: What went wrong, in plain words.
+        reason: What went wrong, in plain words, or as a load-problem message
+            (:mod:`analyzer.reasons`; ``reason`` then holds its English text).
         record: Record locator, if the failure is about one record.
     """
 
-    def __init__(self, reason: str, record: str | None = None) -> None:
+    def __init__(self, reason: str | Message, record: str | None = None) -> None:
+        message = reason if isinstance(reason, Message) else None
+        if message is not None:
+            from analyzer.reasons import render_en
+
+            reason = render_en(message)
+        assert isinstance(reason, str)
         super().__init__(reason)
-        self.reason = reason
+        self.reason: str = reason
+        self.message = message
         self.record = record
 
 

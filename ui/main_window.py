@@ -26,7 +26,6 @@ from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -44,7 +43,9 @@ from analyzer.analysis.result import AnalysisResult, RunAnalysis
 from analyzer.loading.loader import LoadResult
 from analyzer.session import Session
 from ui import settings as ui_settings
+from ui.actions.search import install_search
 from ui.bridge import SessionBridge
+from ui.dialogs.file_dialogs import FileDialog
 from ui.dialogs.judge_dialog import current_choice
 from ui.views.compare import ComparePanel
 from ui.views.inspector import InspectorPane
@@ -161,6 +162,7 @@ class MainWindow(QMainWindow):
         self._update_actions()
         self._install_tagging()
         self._install_persistence()
+        install_search(self)
         if self.session.selection.trace_id is not None:  # a rebuilt window shows what the old one showed
             self.bridge.selectionChanged.emit(self.session.selection)
         if self.session.load_errors:
@@ -422,7 +424,7 @@ class MainWindow(QMainWindow):
     # opening ------------------------------------------------------------------------------------------
     def open_files_dialog(self) -> None:
         """File ▸ Open files."""
-        paths, _ = QFileDialog.getOpenFileNames(
+        paths, _ = FileDialog.getOpenFileNames(
             self, self.tr("Open trace files"), "",
             self.tr("Traces (*.json *.jsonl *.ndjson *.traj *.eval *.gz *.zst);;All files (*)"))
         if paths:
@@ -430,7 +432,7 @@ class MainWindow(QMainWindow):
 
     def open_folder_dialog(self) -> None:
         """File ▸ Open folder."""
-        path = QFileDialog.getExistingDirectory(self, self.tr("Open a folder of traces"))
+        path = FileDialog.getExistingDirectory(self, self.tr("Open a folder of traces"))
         if path:
             self.open_paths([path])
 
@@ -753,7 +755,7 @@ class MainWindow(QMainWindow):
     def export_runs(self, fmt: str) -> None:
         """Export the runs the table shows (CSV or Parquet)."""
         ext = "csv" if fmt == "csv" else "parquet"
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export runs"), f"runs.{ext}", f"*.{ext}")
+        path, _ = FileDialog.getSaveFileName(self, self.tr("Export runs"), f"runs.{ext}", f"*.{ext}")
         if path:
             self.export_runs_to(path, fmt)
 

@@ -14,6 +14,8 @@ story at its decisive step, and writes one PNG per tab:
   (cumulative risk, the missed check, re-sent context and wasted steps on the token track).
 * ``insights.png``: the Insights view (failures grouped across runs), its largest insight selected.
 * ``tag_chips.png`` and ``jobs_indicator.png``: see :mod:`ui.screenshot_tags_jobs`.
+* ``main_window_zh_CN.png``: the run view in Simplified Chinese (same run, the transcript search
+  highlighting a word of the decisive step).
 
 Feature modules can add their own shots: if ``ui.actions.tagging`` defines
 ``extra_screenshots(window, out_dir) -> list[Path]`` it is called last.
@@ -126,6 +128,7 @@ def render(out_dir: Path, paths: list[str], embeddings: bool = True) -> list[Pat
         if callable(desk):  # the desk after a short review, so the agreement panel has content
             written.append(desk(out_dir / "tagging_desk.png", paths))
     window.close()
+    written.append(chinese_main_window(out_dir / "main_window_zh_CN.png", session, tid))
     written.append(report_first_page(out_dir / "report_pdf_page1.png", session))
     written.extend(paired_screenshots(out_dir))
     from ui.screenshot_tags_jobs import render_tags_and_jobs
@@ -220,6 +223,51 @@ def paired_screenshots(out_dir: Path) -> list[Path]:
                 dlg.close()
         window.close()
     return written
+
+
+def chinese_main_window(target: Path, session: object, tid: str | None) -> Path:
+    """The run view in Simplified Chinese (a fresh window on the same session), saved as PNG."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    from ui.i18n import install_language
+    from ui.main_window import MainWindow
+
+    if not install_language("zh_CN"):
+        raise SystemExit("the zh_CN translation does not load: run `python -m ui.i18n.update`")
+    try:
+        window = MainWindow(session, persist=False)  # type: ignore[arg-type]
+        window.resize(*SIZE)
+        window.show()
+        window.show_tab("run")
+        if tid is not None:
+            row = session.run_row(tid) or {}  # type: ignore[attr-defined]
+            step = int(row["decisive_step"]) if row.get("decisive_step") is not None else None
+            session.select(trace_ids=(tid,), trace_id=tid, step=step,  # type: ignore[attr-defined]
+                           steps=(step,) if step is not None else ())
+            words = [w for w in str(_step_text(session, tid, step)).split() if len(w) >= 5 and w.isalpha()]
+            if words:
+                window.transcript.search.setText(words[0])
+        window.bridge.flush()
+        loop = QEventLoop()
+        QTimer.singleShot(400, loop.quit)
+        loop.exec()
+        window.transcript._run_search()
+        window.message_bar.clear()
+        window.bridge.flush()
+        if not window.grab().save(str(target)):
+            raise SystemExit(f"could not write {target}")
+        window.close()
+    finally:
+        install_language("en")
+    return target
+
+
+def _step_text(session: object, tid: str, step: int | None) -> str:
+    if step is None:
+        return ""
+    steps = session.run_steps(tid)  # type: ignore[attr-defined]
+    row = steps.filter(pl.col("step") == step)
+    return str(row["text"][0] or "") if row.height else ""
 
 
 def prepare_insights(window: object, embedder: object) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,7 +51,7 @@ from analyzer.detection.text import (
     numbers,
     quote,
 )
-from analyzer.messages import Message, dumps, format_param_en, is_quote_param, is_step_param
+from analyzer.messages import Message, Param, dumps, format_param_en, is_quote_param, is_step_param
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, StepKind, Trajectory
 from analyzer.taxonomy import CATEGORY_IDS, Category
@@ -132,15 +132,27 @@ class Rationale:
     parts: tuple[Message, ...]
     tail: tuple[Message, ...] = ()
 
-    def render(self, catalogue: Mapping[str, str] = RATIONALE_MESSAGES) -> str:
-        """Plain text in the catalogue's language (English by default)."""
+    def render(self, catalogue: Mapping[str, str] = RATIONALE_MESSAGES,
+               fmt: Callable[[str, Param], str] = format_param_en) -> str:
+        """Plain text in the catalogue's language (English by default).
+
+        Args:
+            catalogue: Message id -> template.
+            fmt: Formats one parameter in the same language (see :mod:`analyzer.locales`).
+        """
         sep = catalogue["layout.separator"]
-        body = sep.join(p.render(catalogue) for p in self.parts)
+        body = sep.join(p.render(catalogue, fmt) for p in self.parts)
         if self.category:
-            body = catalogue["layout.lead"].format(category=format_param_en("category", self.category), body=body)
+            body = catalogue["layout.lead"].format(category=fmt("category", self.category), body=body)
         if self.tail:
-            body = catalogue["layout.tail"].format(body=body, tail=sep.join(t.render(catalogue) for t in self.tail))
+            body = catalogue["layout.tail"].format(body=body, tail=sep.join(t.render(catalogue, fmt) for t in self.tail))
         return body
+
+    def render_in(self, lang: str) -> str:
+        """Plain text in a language (``en``, ``zh_CN``); English for ids the language lacks."""
+        from analyzer.locales import catalogue, param_formatter
+
+        return self.render(catalogue(RATIONALE_MESSAGES, "rationale", lang), param_formatter(lang))
 
     def steps(self) -> list[int]:
         """Steps the rationale refers to, in order of first mention."""

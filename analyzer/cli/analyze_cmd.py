@@ -23,6 +23,8 @@ from typing import Any
 
 import polars as pl
 
+from analyzer.cli.lang import add_lang_option, chosen_language, load_error_text
+
 DEFAULT_OUT = Path("trajscope-analysis")
 
 
@@ -39,6 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="use this workspace's active adapted ranker, keep the results in it and reuse the ones "
                         "of the current analysis version")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary table")
+    add_lang_option(p)
     p.set_defaults(func=run)
 
 
@@ -260,5 +263,5 @@ def run(args: argparse.Namespace) -> int:
     if res.errors:
         err.print(f"{len(res.errors)} load problems:", highlight=False)
         for le in res.errors:
-            err.print(f"  {le}", highlight=False, markup=False)
+            err.print(f"  {load_error_text(le, chosen_language(args))}", highlight=False, markup=False)
     return 1 if res.errors else 0

@@ -9,6 +9,8 @@ from typing import Any
 
 import orjson
 
+from analyzer.cli.lang import add_lang_option, chosen_language, load_error_text
+
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add the ``import`` subcommand."""
@@ -17,6 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.add_argument("--importer", help="force an importer id (skip sniffing)")
     p.add_argument("--no-cache", action="store_true", help="do not use the parsed-data cache")
+    add_lang_option(p)
     p.set_defaults(func=run)
 
 
@@ -25,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from analyzer.errors import PluginError
     from analyzer.loading import ParsedCache, load
 
+    lang = chosen_language(args)
     missing = [str(p) for p in args.paths if not p.exists()]
     if missing:
         print(f"trajscope import: no such file or folder: {', '.join(missing)}", file=sys.stderr)
@@ -56,5 +60,5 @@ def run(args: argparse.Namespace) -> int:
         if res.errors:
             print(f"\n{len(res.errors)} problems:")
             for e in res.errors:
-                print(f"  {e}")
+                print(f"  {load_error_text(e, lang)}")
     return 1 if res.errors else 0

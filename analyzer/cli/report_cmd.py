@@ -15,6 +15,8 @@ from typing import Any
 
 import polars as pl
 
+from analyzer.cli.lang import add_lang_option, chosen_language, load_error_text
+
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add the ``report`` subcommand."""
@@ -31,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--title", default="TrajScope failure report", help="report title")
     p.add_argument("--max-runs", type=int, default=200, metavar="N", help="failed runs shown in full (default 200)")
     p.add_argument("--no-cache", action="store_true", help="do not use the parsed-data cache")
+    add_lang_option(p)
     p.set_defaults(func=run)
 
 
@@ -165,14 +168,15 @@ def _report(args: argparse.Namespace, annotations: pl.DataFrame | None, aliases:
     except PluginError as exc:
         _err(str(exc))
         return 2
-    problems = [str(e) for e in loaded.errors]
+    lang = chosen_language(args)
+    problems = [load_error_text(e, lang) for e in loaded.errors]
     notes: list[str] = []
     result = analyze_for_report(loaded.traces, loaded.steps, args.judge, args.no_judge, notes, workspace) \
         if loaded.traces.height else None
     for n in notes:
         print(f"note: {n}", file=sys.stderr)
     report = build_report(loaded.traces, loaded.steps, result, annotations,
-                          ReportOptions(title=args.title, max_runs=args.max_runs), problems + notes,
+                          ReportOptions(title=args.title, max_runs=args.max_runs, lang=lang), problems + notes,
                           aliases=aliases, min_group_runs=min_group_runs())
     code = 1 if loaded.errors or (loaded.traces.height and result is None) else 0
     outputs: list[tuple[Path | None, Any]] = [

@@ -13,6 +13,7 @@ from markupsafe import Markup
 
 from analyzer.analysis.result import AnalysisResult
 from analyzer.export.files import write_text
+from analyzer.export.report_i18n import language_css, translator
 from analyzer.export.report_model import Report, ReportOptions, build_report
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -36,7 +37,8 @@ def report_css() -> str:
 
 def render_report_html(report: Report) -> str:
     """Render a computed report as one self-contained HTML document."""
-    return _env().get_template("report.html.jinja").render(r=report, css=Markup(report_css()))
+    return _env().get_template("report.html.jinja").render(
+        r=report, css=Markup(report_css()), t=translator(report.lang), lang_css=Markup(language_css(report.lang)))
 
 
 def render_html(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None = None,

@@ -20,6 +20,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from analyzer.analysis.result import AnalysisResult
 from analyzer.export.files import write_text
+from analyzer.export.report_i18n import translator
 from analyzer.export.report_model import Report, ReportOptions, build_report
 
 
@@ -119,7 +120,7 @@ def _env() -> Environment:
 
 def render_report_markdown(report: Report) -> str:
     """Render a computed report as Markdown."""
-    text = _env().get_template("report.md.jinja").render(r=report)
+    text = _env().get_template("report.md.jinja").render(r=report, t=translator(report.lang))
     return re.sub(r"\n{3,}", "\n\n", text)
 
 

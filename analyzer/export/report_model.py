@@ -14,6 +14,7 @@ import polars as pl
 
 from analyzer.analysis.result import AnalysisResult
 from analyzer.export.palette import category_color, category_title, text_color_on
+from analyzer.export.report_i18n import html_lang, translator
 from analyzer.export.report_signals import SignalSection, signal_section
 from analyzer.export.svg import (
     BarRow,
@@ -24,6 +25,8 @@ from analyzer.export.svg import (
     value_plot_svg,
 )
 from analyzer.export.tables import run_table
+from analyzer.locales import category_title as locale_category_title
+from analyzer.locales import finding_text, note_text, rationale_text
 from analyzer.metrics.columns import COUNT_PREFIX
 from analyzer.metrics.model_names import NAMES_SEPARATOR
 from analyzer.metrics.models import DEFAULT_MIN_GROUP_RUNS, model_metrics, rank_groups
@@ -44,6 +47,7 @@ class ReportOptions:
         excerpt_chars: Characters kept of each step text in the excerpt.
         task_chars: Characters kept of the task statement.
         generated: Timestamp printed in the report (default: now, UTC).
+        lang: Language of the report's text, rationales and category names (``en``, ``zh_CN``).
     """
 
     title: str = "TrajScope failure report"
@@ -52,6 +56,7 @@ class ReportOptions:
     excerpt_chars: int = 1500
     task_chars: int = 800
     generated: str | None = None
+    lang: str = "en"
 
 
 @dataclass(frozen=True)
@@ -237,6 +242,12 @@ class Report:
     min_group_runs: int = DEFAULT_MIN_GROUP_RUNS
     signals: SignalSection | None = None
     insights: list[InsightView] = field(default_factory=list)
+    lang: str = "en"
+
+    @property
+    def html_lang(self) -> str:
+        """BCP 47 tag of the report's language."""
+        return html_lang(self.lang)
 
 
 def _clip(text: Any, limit: int) -> tuple[str, int]:
@@ -246,11 +257,19 @@ def _clip(text: Any, limit: int) -> tuple[str, int]:
     return s[:limit], len(s) - limit
 
 
-def _categories(counts: dict[str, int]) -> dict[str, CategoryView]:
-    out: dict[str, CategoryView] = {}
+class _CategoryViews(dict[str, CategoryView]):
+    """Category views by id, with the report language's word for no category."""
+
+    unlabelled = "Unlabelled"
+
+
+def _categories(counts: dict[str, int], lang: str = "en") -> dict[str, CategoryView]:
+    out = _CategoryViews()
+    out.unlabelled = translator(lang)("Unlabelled")
     for c in CATEGORIES:
         color = category_color(c.id.value)
-        out[c.id.value] = CategoryView(c.id.value, c.key, c.title, color, text_color_on(color), c.description,
+        title = c.title if lang == "en" else locale_category_title(c.id.value, lang)
+        out[c.id.value] = CategoryView(c.id.value, c.key, title, color, text_color_on(color), c.description,
                                        counts.get(c.id.value, 0))
     return out
 
@@ -258,7 +277,8 @@ def _categories(counts: dict[str, int]) -> dict[str, CategoryView]:
 def _cat_view(cats: dict[str, CategoryView], cat: Any) -> CategoryView:
     if cat is None or str(cat) == "":
         color = category_color(None)
-        return CategoryView("", "", "Unlabelled", color, text_color_on(color), "")
+        unlabelled = getattr(cats, "unlabelled", _CategoryViews.unlabelled)
+        return CategoryView("", "", unlabelled, color, text_color_on(color), "")
     if str(cat) in cats:
         return cats[str(cat)]
     color = category_color(None)
@@ -306,7 +326,7 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResu
                                         aliases=aliases, min_runs=min_group_runs), min_group_runs)
     failed = table.filter(pl.col("outcome") == "failure")
     overall = {c: int(failed.filter(pl.col("category") == c).height) for c in CATEGORY_IDS}
-    cats = _categories(overall)
+    cats = _categories(overall, opts.lang)
     models = _model_views(metrics, cats)
     chart = category_bars_svg(
         [BarRow(m["model"], {c: int(m[f"{COUNT_PREFIX}{c}"] or 0) for c in CATEGORY_IDS})
@@ -334,7 +354,8 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResu
     }
     all_problems = list(problems) + (list(result.errors) if result is not None else [])
     return Report(
-        title=opts.title,
+        title=opts.title if opts.lang == "en" else translator(opts.lang)(opts.title),
+        lang=opts.lang,
         generated=opts.generated or datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         version=__version__,
         summary=summary,
@@ -445,6 +466,10 @@ def _run_views(shown: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult 
     value_parts = parts(result.step_values if result is not None else None)
     finding_parts = parts(result.findings if result is not None else None)
     note_parts = parts(annotations)
+    structured: dict[str, str] = {}
+    if opts.lang != "en" and result is not None and "rationale_json" in result.runs.columns:
+        structured = {str(t): str(j) for t, j in result.runs.select("trace_id", "rationale_json").iter_rows()
+                      if j is not None}
     out = []
     for row in shown.iter_rows(named=True):
         tid = row["trace_id"]
@@ -459,7 +484,8 @@ def _run_views(shown: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult 
         findings = [] if f_df is None else [
             FindingView(step=int(f["step"]), category=_cat_view(cats, f["category"]), score=f["score"],
                         source=_str(f["source"]), status=_str(f["status"]) or "suggested",
-                        rationale=_clip(f["rationale"], 400)[0], evidence=_clip(f["evidence_quote"], 300)[0])
+                        rationale=_clip(finding_text(f["rationale"], opts.lang), 400)[0],
+                        evidence=_clip(f["evidence_quote"], 300)[0])
             for f in f_df.sort(["step", "score"], descending=[False, True]).iter_rows(named=True)
             if f["step"] is not None
         ]
@@ -478,8 +504,8 @@ def _run_views(shown: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult 
             decisive_source=_str(row["decisive_source"]), label_source=_str(row["label_source"]),
             top_steps=_ints(row["top_steps"]), min_value=row["min_value"], largest_drop=row["largest_drop"],
             largest_drop_step=row["largest_drop_step"],
-            drop_note=_str(row["drop_note"]) if row["decisive_source"] != "analyst" else "",
-            rationale=_str(row["rationale"]),
+            drop_note=note_text(_str(row["drop_note"]), opts.lang) if row["decisive_source"] != "analyst" else "",
+            rationale=rationale_text(structured.get(tid), _str(row["rationale"]), opts.lang),
             source=f"{_str(row['source_file'])} [{_str(row['record'])}]" if row["source_file"] else "",
             plot_uri=data_uri(plot), sparkline=sparkline(values),
             excerpt=_excerpt(st, values, decisive, row["largest_drop_step"], findings, opts),

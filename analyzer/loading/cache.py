@@ -12,9 +12,10 @@ import polars as pl
 from platformdirs import user_cache_dir
 
 from analyzer.errors import LoadError
+from analyzer.messages import Message
 from analyzer.schema.models import SCHEMA_VERSION
 
-CACHE_FORMAT = "2"
+CACHE_FORMAT = "3"
 
 
 def default_cache_dir() -> Path:
@@ -51,7 +52,8 @@ class ParsedCache:
         except Exception:
             return None
         traces = traces.with_columns(pl.lit(str(path)).alias("source_file"))
-        errors = [LoadError(file=str(path), record=e["record"], importer=e["importer"], reason=e["reason"]) for e in errs]
+        errors = [LoadError(file=str(path), record=e["record"], importer=e["importer"], reason=e["reason"],
+                            message=_message(e.get("message"))) for e in errs]
         return traces, steps, errors
 
     def get_notes(self, digest: str, importer_id: str) -> list[str]:
@@ -74,7 +76,8 @@ class ParsedCache:
             tmp.mkdir(parents=True, exist_ok=True)
             traces.write_parquet(tmp / "traces.parquet")
             steps.write_parquet(tmp / "steps.parquet")
-            (tmp / "errors.json").write_bytes(orjson.dumps([e.to_dict() for e in errors]))
+            (tmp / "errors.json").write_bytes(orjson.dumps(
+                [e.to_dict() | ({"message": e.message.to_dict()} if e.message else {}) for e in errors]))
             if notes:
                 (tmp / "notes.json").write_bytes(orjson.dumps(notes))
             if d.exists():
@@ -82,3 +85,13 @@ class ParsedCache:
             tmp.rename(d)
         except OSError:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _message(data: object) -> Message | None:
+    """The stored message of a cached load problem (None if absent or unreadable)."""
+    if not isinstance(data, dict):
+        return None
+    try:
+        return Message.from_dict(data)
+    except ValueError:
+        return None

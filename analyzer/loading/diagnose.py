@@ -13,6 +13,8 @@ from typing import Any
 
 from analyzer.errors import ImportFailure
 from analyzer.loading.jsonio import parse_json
+from analyzer.messages import Message
+from analyzer.reasons import reason
 
 FULL_PARSE_BYTES = 16 * 1024 * 1024
 """JSON documents up to this size are parsed whole to find out why nobody claimed them."""
@@ -89,7 +91,7 @@ def _first_line(path: Path, limit: int) -> tuple[int, bytes] | None:
     return None
 
 
-def diagnose_unclaimed(path: Path, head: bytes, tried: list[str], closest: str | None = None) -> str:
+def diagnose_unclaimed(path: Path, head: bytes, tried: list[str], closest: str | None = None) -> str | Message:
     """Reason to report for a file whose pattern matched importers but none claimed it.
 
     Args:
@@ -100,18 +102,19 @@ def diagnose_unclaimed(path: Path, head: bytes, tried: list[str], closest: str |
             `history```), used for well-formed JSON whose shape nobody claimed.
 
     Returns:
-        A plain-words reason naming what is wrong, ending with the importers tried.
+        A reason naming what is wrong, ending with the importers tried: a load-problem message
+        (:mod:`analyzer.reasons`), or plain words when it quotes the closest importer.
     """
     suffix = f" (tried: {', '.join(tried)})" if tried else ""
     try:
         size = path.stat().st_size
     except OSError as exc:
-        return f"cannot read file: {exc.strerror or exc}"
+        return reason("cannot_read", error=str(exc.strerror or exc))
     if size == 0:
-        return "file is empty"
+        return reason("file_empty")
     whole = size <= len(head)
     if whole and not head.strip():
-        return "file holds only whitespace"
+        return reason("file_whitespace")
     problem = _text_problem(head, whole)
     if problem:
         return problem
@@ -119,19 +122,29 @@ def diagnose_unclaimed(path: Path, head: bytes, tried: list[str], closest: str |
         if path.suffix.lower() in _LINES_SUFFIXES:
             first = _first_line(path, FULL_PARSE_BYTES)
             if first is None:
-                return f"no importer recognised this file{suffix}"
+                return _nobody(tried)
             lineno, line = first
             value = parse_json(line, f"line {lineno}")
             if closest:
                 return f"line {lineno} {closest}{suffix}"
-            return f"line {lineno} is {_shape(value)}, a shape no importer recognised{suffix}"
+            return _unknown_shape(f"line {lineno}", _shape(value), tried)
         if size > FULL_PARSE_BYTES:
-            return f"file {closest}{suffix}" if closest else f"no importer recognised this file{suffix}"
+            return f"file {closest}{suffix}" if closest else _nobody(tried)
         value = parse_json(path.read_bytes(), "file")
     except ImportFailure as exc:
-        return exc.reason
+        return exc.message or exc.reason
     except (OSError, RecursionError, MemoryError) as exc:
-        return f"cannot read file: {type(exc).__name__}"
+        return reason("cannot_read", error=type(exc).__name__)
     if closest:
         return f"file {closest}{suffix}"
-    return f"file is {_shape(value)}, a shape no importer recognised{suffix}"
+    return _unknown_shape("file", _shape(value), tried)
+
+
+def _nobody(tried: list[str]) -> Message:
+    return reason("no_importer_tried", tried=", ".join(tried)) if tried else reason("no_importer")
+
+
+def _unknown_shape(where: str, shape: str, tried: list[str]) -> Message:
+    if tried:
+        return reason("unknown_shape_tried", where=where, shape=shape, tried=", ".join(tried))
+    return reason("unknown_shape", where=where, shape=shape)

@@ -19,7 +19,9 @@ import orjson
 
 from analyzer import guard
 from analyzer.errors import ImportFailure
+from analyzer.messages import Message
 from analyzer.plugin_host.protocols import ImportContext
+from analyzer.reasons import reason
 from analyzer.settings import LoadLimits, format_bytes
 
 MAX_DOCUMENT_BYTES = LoadLimits().max_document_bytes
@@ -39,7 +41,7 @@ def decode_text(raw: bytes, where: str = "file") -> str:
         ImportFailure: When the bytes look binary (NUL bytes near the start).
     """
     if b"\x00" in raw[:8192]:
-        raise ImportFailure(f"{where} looks binary (contains NUL bytes), not JSON text")
+        raise ImportFailure(reason("json_binary", where=where))
     return guard.decode_utf8(raw)
 
 
@@ -52,17 +54,17 @@ def parse_json(raw: bytes | str, where: str = "file") -> Any:
     if isinstance(raw, bytes):
         raw = decode_text(raw, where)
     if not raw.strip():
-        raise ImportFailure(f"{where} is empty")
+        raise ImportFailure(reason("json_empty", where=where))
     try:
         return guard.limit_depth(orjson.loads(raw), len(raw))
     except orjson.JSONDecodeError as exc:
         msg = _where_in(str(exc), where)
         low = msg.lower()
         if "recursion" in low or "depth limit" in low:
-            raise ImportFailure(f"{where} is nested too deeply to read safely") from None
+            raise ImportFailure(reason("json_too_deep", where=where)) from None
         if "unexpected end" in low or "eof" in low:
-            raise ImportFailure(f"{where} is truncated or incomplete JSON ({msg})") from None
-        raise ImportFailure(f"{where} is not valid JSON ({msg})") from None
+            raise ImportFailure(reason("json_truncated", where=where, error=msg)) from None
+        raise ImportFailure(reason("json_invalid", where=where, error=msg)) from None
 
 
 _POSITION = re.compile(r": line (\d+) column (\d+) \(char \d+\)$")
@@ -85,16 +87,15 @@ def read_json_document(path: Path, max_bytes: int | None = None) -> Any:
         max_bytes = guard.limits().max_document_bytes
     size = path.stat().st_size
     if size == 0:
-        raise ImportFailure("file is empty")
+        raise ImportFailure(reason("file_empty"))
     if size > max_bytes:
-        raise ImportFailure(f"file is {format_bytes(size)}, over the {format_bytes(max_bytes)} cap for one JSON "
-                            f"document ({LoadLimits.setting('max_document_bytes')}); write it as JSONL instead")
+        raise ImportFailure(reason("document_over_cap", size=format_bytes(size), cap=format_bytes(max_bytes),
+                                   setting=LoadLimits.setting("max_document_bytes")))
     return parse_json(path.read_bytes(), "file")
 
 
-def _too_long(max_line_bytes: int) -> str:
-    return (f"line is longer than {format_bytes(max_line_bytes)}, the cap "
-            f"({LoadLimits.setting('max_line_bytes')}); skipped")
+def _too_long(max_line_bytes: int) -> Message:
+    return reason("line_too_long", cap=format_bytes(max_line_bytes), setting=LoadLimits.setting("max_line_bytes"))
 
 
 def iter_jsonl(path: Path, ctx: ImportContext, max_line_bytes: int | None = None) -> Iterator[tuple[int, Any]]:
@@ -128,7 +129,7 @@ def iter_jsonl(path: Path, ctx: ImportContext, max_line_bytes: int | None = None
             try:
                 yield lineno, parse_json(line, f"line {lineno}")
             except ImportFailure as exc:
-                ctx.error(f"line {lineno}", exc.reason)
+                ctx.error(f"line {lineno}", exc.message or exc.reason)
 
 
 LINE_CHUNK_BYTES = 64 * 1024 * 1024

@@ -28,8 +28,10 @@ from analyzer.loading.diagnose import diagnose_unclaimed
 from analyzer.loading.isolate import IsolatedReader, needs_isolation
 from analyzer.loading.jsonio import first_json_char, head_bytes
 from analyzer.loading.structure import JsonShape, json_shape
+from analyzer.messages import Message
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.plugin_host.registry import ImporterSpec, PluginHost, default_host
+from analyzer.reasons import reason
 from analyzer.schema.models import Trajectory
 from analyzer.settings import LoadLimits, format_bytes, load_settings
 
@@ -78,7 +80,7 @@ def iter_files(paths: Iterable[str | Path]) -> Iterator[Path]:
             yield path
 
 
-def claim(path: Path, host: PluginHost) -> tuple[ImporterSpec | None, list[ImporterSpec], str | None]:
+def claim(path: Path, host: PluginHost) -> tuple[ImporterSpec | None, list[ImporterSpec], Message | None]:
     """Pick the importer for a file.
 
     Importers that define ``sniff_structure(shape, path)`` judge a JSON/JSONL file by its
@@ -87,7 +89,7 @@ def claim(path: Path, host: PluginHost) -> tuple[ImporterSpec | None, list[Impor
 
     Returns:
         ``(winner, candidates, problem)``: the winning spec (or None), the specs whose
-        patterns matched, and a plain-words problem when the file could not be sniffed.
+        patterns matched, and the problem (a load-problem message) when the file could not be sniffed.
     """
     candidates = [s for s in host.importers() if s.matches(path)]
     if not candidates:
@@ -95,7 +97,7 @@ def claim(path: Path, host: PluginHost) -> tuple[ImporterSpec | None, list[Impor
     try:
         head = head_bytes(path)
     except OSError as exc:
-        return None, candidates, f"cannot read file: {exc.strerror or exc}"
+        return None, candidates, reason("cannot_read", error=str(exc.strerror or exc))
     shape = _LazyShape(path, head)
     for spec in candidates:  # sorted by priority, highest first
         try:
@@ -210,8 +212,7 @@ def _distinct_ids(traces: pl.DataFrame, steps: pl.DataFrame, path: Path, importe
         while cur in owner and owner[cur] != ident:
             cur = salted_id(cur, ident)
         if cur in owner:
-            errors.append(LoadError(str(path), rec, importer_id,
-                                    "the same record appears twice in this file; the later copy was skipped"))
+            errors.append(LoadError.of(str(path), rec, importer_id, reason("record_twice")))
             new_id.append(None)
         else:
             owner[cur] = ident
@@ -286,8 +287,8 @@ class _RunFrames:
         """Add one yielded run (never raises for a bad run)."""
         record = _record_of(t)
         if not isinstance(t, Trajectory):
-            self.errors.append(LoadError(str(self.path), record, self.importer_id,
-                                         f"importer yielded a {type(t).__name__}, not a trajectory; skipped"))
+            self.errors.append(LoadError.of(str(self.path), record, self.importer_id,
+                                            reason("not_a_trajectory", type=type(t).__name__)))
             return
         try:
             t = _normalise(t, self.path, self.importer_id)
@@ -325,17 +326,16 @@ def _clip(text: str, n: int = 300) -> str:
     return text if len(text) <= n else text[: n - 3] + "..."
 
 
-def _unexpected(exc: BaseException, last: str | None) -> tuple[str | None, str]:
+def _unexpected(exc: BaseException, last: str | None) -> tuple[str | None, Message]:
     """Record and reason for an exception that escaped an importer."""
+    after = "" if last is None else "_after"
     if isinstance(exc, RecursionError):
-        what = "data is nested too deeply to read safely"
+        what = reason("too_deep" + after)
     elif isinstance(exc, MemoryError):
-        what = "file is too large to read into memory"
+        what = reason("too_large" + after)
     else:
-        what = f"unexpected content ({type(exc).__name__}: {_clip(str(exc))})"
-    if last is None:
-        return None, what
-    return f"after {last}", f"{what}; the runs before it are kept, later ones were not read"
+        what = reason("unexpected" + after, error=f"{type(exc).__name__}: {_clip(str(exc))}")
+    return (None if last is None else f"after {last}"), what
 
 
 def read_file(path: Path, spec: ImporterSpec, host: PluginHost, cancel: CancelToken,
@@ -354,11 +354,11 @@ def read_file(path: Path, spec: ImporterSpec, host: PluginHost, cancel: CancelTo
         size = path.stat().st_size
     except OSError as exc:
         size = 0
-        errors.append(LoadError(str(path), None, spec.id, f"cannot read file: {exc.strerror or exc}"))
+        errors.append(LoadError.of(str(path), None, spec.id, reason("cannot_read", error=str(exc.strerror or exc))))
     if size > limits.max_file_bytes:
-        errors.append(LoadError(str(path), None, spec.id,
-                                f"file is {format_bytes(size)}, over the {format_bytes(limits.max_file_bytes)} "
-                                f"cap ({LoadLimits.setting('max_file_bytes')}); not read"))
+        errors.append(LoadError.of(str(path), None, spec.id,
+                                   reason("file_over_cap", size=format_bytes(size), cap=format_bytes(limits.max_file_bytes),
+                                          setting=LoadLimits.setting("max_file_bytes"))))
     if errors:
         return FileRead(empty_frame(TRACE_COLUMNS), empty_frame(STEP_COLUMNS), errors, notes)
     ctx = ImportContext(path=path, importer_id=spec.id, cancel=cancel)
@@ -377,24 +377,24 @@ def read_file(path: Path, spec: ImporterSpec, host: PluginHost, cancel: CancelTo
                     runs.add(t)
                     last = _record_of(t) or last
         except ImportFailure as exc:
-            errors.append(LoadError(str(path), exc.record, spec.id, exc.reason))
+            errors.append(LoadError(str(path), exc.record, spec.id, exc.reason, exc.message))
         except PluginError as exc:
-            errors.append(LoadError(str(path), None, spec.id, f"importer plugin failed to load: {exc}"))
+            errors.append(LoadError.of(str(path), None, spec.id, reason("plugin_failed", error=str(exc))))
         except Exception as exc:  # importer bug or unexpected shape: report, keep what was read
-            record, reason = _unexpected(exc, last)
-            errors.append(LoadError(str(path), record, spec.id, reason))
+            record, why = _unexpected(exc, last)
+            errors.append(LoadError.of(str(path), record, spec.id, why))
         finally:
             runs.flush()
         notes.extend(g.notes())
-    for record, reason in ctx.errors:
-        errors.append(LoadError(str(path), record, spec.id, reason))
+    for i, (record, text) in enumerate(ctx.errors):
+        errors.append(LoadError(str(path), record, spec.id, text, ctx.message_of(i)))
     frames = [f for f in runs.trace_frames if f.height]
     traces = pl.concat(frames, how="vertical_relaxed") if frames else empty_frame(TRACE_COLUMNS)
     sframes = [f for f in runs.step_frames if f.height]
     steps = pl.concat(sframes, how="vertical_relaxed") if sframes else empty_frame(STEP_COLUMNS)
     traces, steps = _distinct_ids(traces, steps, path, spec.id, errors)
     if traces.height == 0 and not errors:
-        errors.append(LoadError(str(path), None, spec.id, "file holds no runs"))
+        errors.append(LoadError.of(str(path), None, spec.id, reason("no_runs")))
     return FileRead(traces, steps, errors, notes)
 
 
@@ -442,9 +442,9 @@ def load(
         progress(i, len(files), path.name)
         part = LoadResult()
         if not path.exists():
-            part.errors.append(LoadError(str(path), None, None, "file not found"))
+            part.errors.append(LoadError.of(str(path), None, None, reason("file_not_found")))
         elif not path.is_file():  # a pipe or device would block or never end
-            part.errors.append(LoadError(str(path), None, None, "not a regular file (pipe, socket or device)"))
+            part.errors.append(LoadError.of(str(path), None, None, reason("not_regular_file")))
         elif importer:
             spec = host.importer_spec(importer)
             _read_into(part, path, spec, reader, cancel, cache)
@@ -453,11 +453,11 @@ def load(
         else:
             spec_or_none, candidates, problem = claim(path, host)
             if problem:
-                part.errors.append(LoadError(str(path), None, None, problem))
+                part.errors.append(LoadError.of(str(path), None, None, problem))
             elif spec_or_none is None and not candidates:
                 part.skipped.append(str(path))
             elif spec_or_none is None:
-                part.errors.append(LoadError(str(path), None, None, _unclaimed_reason(path, candidates, host)))
+                part.errors.append(_as_error(str(path), _unclaimed_reason(path, candidates, host)))
             else:
                 _read_into(part, path, spec_or_none, reader, cancel, cache)
         seen.admit(part, path)
@@ -480,12 +480,17 @@ def load(
     return result
 
 
-def _unclaimed_reason(path: Path, candidates: list[ImporterSpec], host: PluginHost) -> str:
+def _unclaimed_reason(path: Path, candidates: list[ImporterSpec], host: PluginHost) -> str | Message:
     tried = [c.id for c in candidates]
     try:
         return diagnose_unclaimed(path, head_bytes(path), tried, near_miss(path, candidates, host))
     except OSError as exc:
-        return f"cannot read file: {exc.strerror or exc}"
+        return reason("cannot_read", error=str(exc.strerror or exc))
+
+
+def _as_error(file: str, why: str | Message) -> LoadError:
+    """A file-level problem from plain words or a load-problem message."""
+    return LoadError.of(file, None, None, why) if isinstance(why, Message) else LoadError(file, None, None, why)
 
 
 class RunRegistry:
@@ -580,11 +585,16 @@ def _drop_duplicate_runs(part: LoadResult, path: Path, seen: RunRegistry) -> Non
         part.formats = {k: part.traces.height for k in part.formats} if part.traces.height else {}
         n = sum(where.values())
         others = sorted(where)
-        src = "this file" if others == [here] else (others[0] if len(others) == 1 else f"{len(others)} other files")
-        reason = (f"{n:,} duplicate {'run' if n == 1 else 'runs'} skipped: the same "
-                  f"{'record' if n == 1 else 'records'} of the same source already loaded from {src}")
-        part.notes.append(f"{path}: {reason}")
-        part.duplicates.append(LoadError(here, f"{n:,} runs" if n != 1 else "1 run", importer, reason))
+        one = "duplicate" if n == 1 else "duplicates"
+        if others == [here]:
+            why = reason(f"{one}_here", n=f"{n:,}")
+        elif len(others) == 1:
+            why = reason(f"{one}_from", n=f"{n:,}", source=others[0])
+        else:
+            why = reason(f"{one}_from_files", n=f"{n:,}", files=len(others))
+        dup = LoadError.of(here, f"{n:,} runs" if n != 1 else "1 run", importer, why)
+        part.notes.append(f"{path}: {dup.reason}")
+        part.duplicates.append(dup)
     if rename:
         part.traces = part.traces.with_columns(pl.col("trace_id").replace(rename))
         part.steps = part.steps.with_columns(pl.col("trace_id").replace(rename))

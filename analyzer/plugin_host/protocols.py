@@ -9,8 +9,10 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import polars as pl
 
+from analyzer import reasons
 from analyzer.errors import ImportFailure
 from analyzer.jobs import CancelToken, NeverCancel
+from analyzer.messages import Message
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Trajectory
 
@@ -33,9 +35,24 @@ class ImportContext:
     errors: list[tuple[str | None, str]] = field(default_factory=list)
     cancel: CancelToken = field(default_factory=NeverCancel)
 
-    def error(self, record: str | None, reason: str) -> None:
-        """Report a bad record and go on with the next one."""
+    messages: dict[int, Message] = field(default_factory=dict)
+
+    def error(self, record: str | None, reason: str | Message) -> None:
+        """Report a bad record and go on with the next one.
+
+        Args:
+            record: Record locator (``line 12``), or None for the whole file.
+            reason: Plain words, or a load-problem message (:mod:`analyzer.reasons`), which the
+                app shows in the analyst's language; ``errors`` holds its English text.
+        """
+        if isinstance(reason, Message):
+            self.messages[len(self.errors)] = reason
+            reason = reasons.render_en(reason)
         self.errors.append((record, reason))
+
+    def message_of(self, index: int) -> Message | None:
+        """The message of the ``index``-th reported error, if it was given as one."""
+        return self.messages.get(index)
 
     def guarded(self, record: str, convert: Callable[..., T], *args: Any) -> T | None:
         """Run one record's conversion so that a failure costs that record only.
@@ -50,12 +67,12 @@ class ImportContext:
         except ImportFailure as exc:
             if exc.record is None:
                 raise
-            self.error(exc.record, exc.reason)
+            self.error(exc.record, exc.message or exc.reason)
         except RecursionError:
-            self.error(record, "record is nested too deeply to read safely; record skipped")
+            self.error(record, reasons.reason("record_too_deep"))
         except Exception as exc:  # an importer bug or an unforeseen shape: this record only
             text = " ".join(str(exc).split())[:300]
-            self.error(record, f"unexpected content ({type(exc).__name__}: {text}); record skipped")
+            self.error(record, reasons.reason("record_unexpected", error=f"{type(exc).__name__}: {text}"))
         return None
 
 

@@ -144,7 +144,7 @@ def iter_jsonl_exact(path: Path, ctx: ImportContext, max_line_bytes: int = MAX_L
                 else:
                     yield lineno, parse_json(line, where)
             except ImportFailure as exc:
-                ctx.error(where, exc.reason)
+                ctx.error(where, exc.message or exc.reason)
 
 
 def iter_top_records(path: Path, ctx: ImportContext, wrappers: Sequence[str] = ()) -> Iterator[tuple[str, Any]]:

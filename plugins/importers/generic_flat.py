@@ -173,7 +173,7 @@ def _parse_by_line(chunk: bytes, first_line: int, ctx: ImportContext) -> pl.Data
         try:
             row = check_line(parse_json(line, "line"))
         except ImportFailure as exc:
-            ctx.error(record, exc.reason)
+            ctx.error(record, exc.message or exc.reason)
             continue
         row[_LINE] = first_line + i
         rows.append(row)

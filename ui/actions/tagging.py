@@ -31,12 +31,13 @@ from typing import Any
 import polars as pl
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QLabel, QMenu, QWidget
+from PySide6.QtWidgets import QApplication, QInputDialog, QLabel, QMenu, QWidget
 
 from analyzer.session import Session
 from analyzer.taxonomy import CATEGORIES
 from analyzer.workspace import Workspace, WorkspaceError
 from analyzer.workspace.store import Target
+from ui.dialogs.file_dialogs import FileDialog
 from ui.i18n.labels import category_title
 
 WORKSPACE_SUFFIX = ".trajscope"
@@ -157,66 +158,64 @@ class TaggingController(QObject):
         return a
 
     def _build_actions(self) -> None:
-        tr = self.tr
-        self.act_undo = self._action(tr("&Undo"), self.undo, [QKeySequence("Ctrl+Z")],
-                                     tr("Undo the last tagging action"), "actUndo")
-        self.act_redo = self._action(tr("&Redo"), self.redo, [QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")],
-                                     tr("Redo the last undone tagging action"), "actRedo")
+        self.act_undo = self._action(self.tr("&Undo"), self.undo, [QKeySequence("Ctrl+Z")],
+                                     self.tr("Undo the last tagging action"), "actUndo")
+        self.act_redo = self._action(self.tr("&Redo"), self.redo, [QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")],
+                                     self.tr("Redo the last undone tagging action"), "actRedo")
         self.category_actions: dict[str, QAction] = {}
         for info in CATEGORIES:
             key = info.key
             keypad = QKeySequence(Qt.KeyboardModifier.KeypadModifier | Qt.Key(Qt.Key.Key_0.value + int(key)))
             act = self._action(
-                tr("Tag as {category}").format(category=category_title(info.id)),
+                self.tr("Tag as {category}").format(category=category_title(info.id)),
                 lambda c=info.id.value: self.tag(c), [QKeySequence(key), keypad],
-                tr("Tag the selected steps (transcript) or runs (runs table) with this category"),
+                self.tr("Tag the selected steps (transcript) or runs (runs table) with this category"),
                 f"actTag_{info.id.value}")
             self.category_actions[info.id.value] = act
-        self.act_clear = self._action(tr("Clear category"), lambda: self.tag(None), None,
-                                      tr("Remove the analyst's category from the selected steps or runs"), "actClearTag")
-        self.act_decisive = self._action(tr("Mark as &decisive step"), self.mark_decisive, [QKeySequence("D")],
-                                         tr("Make the selected step the run's decisive step (overrides the suggestion)"),
+        self.act_clear = self._action(self.tr("Clear category"), lambda: self.tag(None), None,
+                                      self.tr("Remove the analyst's category from the selected steps or runs"), "actClearTag")
+        self.act_decisive = self._action(self.tr("Mark as &decisive step"), self.mark_decisive, [QKeySequence("D")],
+                                         self.tr("Make the selected step the run's decisive step (overrides the suggestion)"),
                                          "actMarkDecisive")
-        self.act_accept = self._action(tr("&Accept suggestion"), self.accept, [QKeySequence("A")],
-                                       tr("Accept the judge's suggestion at the current finding or step"), "actAccept")
-        self.act_reject = self._action(tr("&Reject suggestion"), self.reject, [QKeySequence("R")],
-                                       tr("Reject the judge's suggestion at the current finding or step"), "actReject")
-        self.act_add_tag = self._action(tr("Add custom &tag…"), self.add_tag_dialog, [QKeySequence("T")],
-                                        tr("Add a custom tag to the selected steps or runs"), "actAddTag")
+        self.act_accept = self._action(self.tr("&Accept suggestion"), self.accept, [QKeySequence("A")],
+                                       self.tr("Accept the judge's suggestion at the current finding or step"), "actAccept")
+        self.act_reject = self._action(self.tr("&Reject suggestion"), self.reject, [QKeySequence("R")],
+                                       self.tr("Reject the judge's suggestion at the current finding or step"), "actReject")
+        self.act_add_tag = self._action(self.tr("Add custom &tag…"), self.add_tag_dialog, [QKeySequence("T")],
+                                        self.tr("Add a custom tag to the selected steps or runs"), "actAddTag")
         self.filter_actions: dict[str, QAction] = {}
         for info in CATEGORIES:
             a = QAction(f"{info.key}  {category_title(info.id)}", self.window)
             a.setObjectName(f"actTagFiltered_{info.id.value}")
             a.triggered.connect(lambda *_a, c=info.id.value: self.tag_filtered(c))
             self.filter_actions[info.id.value] = a
-        self.act_review = self._action(tr("Review &queue"), self.show_desk, [QKeySequence("Ctrl+3")],
-                                       tr("Walk the judge's suggestions one by one"), "actReviewQueue")
-        self.act_new_ws = self._action(tr("&New workspace…"), self.new_workspace_dialog, None,
-                                       tr("Start an empty workspace file for annotations"), "actNewWorkspace")
-        self.act_open_ws = self._action(tr("Open &workspace…"), self.open_workspace_dialog, None,
-                                        tr("Open a workspace file with annotations"), "actOpenWorkspace")
-        self.act_author = self._action(tr("Analyst &name…"), self.author_dialog, None,
-                                       tr("Name written with every annotation"), "actAuthor")
-        self.act_export = self._action(tr("&Report and tables…"), self.export_dialog, [QKeySequence("Ctrl+E")],
-                                       tr("Export CSV/Parquet tables and the annotated HTML, PDF and Markdown report"),
+        self.act_review = self._action(self.tr("Review &queue"), self.show_desk, [QKeySequence("Ctrl+3")],
+                                       self.tr("Walk the judge's suggestions one by one"), "actReviewQueue")
+        self.act_new_ws = self._action(self.tr("&New workspace…"), self.new_workspace_dialog, None,
+                                       self.tr("Start an empty workspace file for annotations"), "actNewWorkspace")
+        self.act_open_ws = self._action(self.tr("Open &workspace…"), self.open_workspace_dialog, None,
+                                        self.tr("Open a workspace file with annotations"), "actOpenWorkspace")
+        self.act_author = self._action(self.tr("Analyst &name…"), self.author_dialog, None,
+                                       self.tr("Name written with every annotation"), "actAuthor")
+        self.act_export = self._action(self.tr("&Report and tables…"), self.export_dialog, [QKeySequence("Ctrl+E")],
+                                       self.tr("Export CSV/Parquet tables and the annotated HTML, PDF and Markdown report"),
                                        "actExportReport")
-        self.act_export_ann = self._action(tr("&Annotations as JSONL…"), self.export_annotations_dialog, None,
-                                           tr("Share your annotations with another analyst"), "actExportAnnotations")
-        self.act_import_ann = self._action(tr("&Import annotations…"), self.import_annotations_dialog, None,
-                                           tr("Merge another analyst's annotations (JSONL) and review conflicts"),
+        self.act_export_ann = self._action(self.tr("&Annotations as JSONL…"), self.export_annotations_dialog, None,
+                                           self.tr("Share your annotations with another analyst"), "actExportAnnotations")
+        self.act_import_ann = self._action(self.tr("&Import annotations…"), self.import_annotations_dialog, None,
+                                           self.tr("Merge another analyst's annotations (JSONL) and review conflicts"),
                                            "actImportAnnotations")
         self._update_history()
 
     def _build_menus(self) -> None:
         w = self.window
-        tr = self.tr
-        self.edit_menu = QMenu(tr("&Edit"), w)
+        self.edit_menu = QMenu(self.tr("&Edit"), w)
         self.edit_menu.setObjectName("editMenu")
         w.menuBar().insertMenu(w.analysis_menu.menuAction(), self.edit_menu)
         self.edit_menu.addAction(self.act_undo)
         self.edit_menu.addAction(self.act_redo)
         self.edit_menu.addSeparator()
-        tag_menu = self.edit_menu.addMenu(tr("Tag &selection as"))
+        tag_menu = self.edit_menu.addMenu(self.tr("Tag &selection as"))
         for a in self.category_actions.values():
             tag_menu.addAction(a)
         tag_menu.addSeparator()
@@ -226,7 +225,7 @@ class TaggingController(QObject):
         self.edit_menu.addAction(self.act_reject)
         self.edit_menu.addAction(self.act_add_tag)
         self.edit_menu.addSeparator()
-        self.filter_menu = self.edit_menu.addMenu(tr("Tag all runs &matching the filter as"))
+        self.filter_menu = self.edit_menu.addMenu(self.tr("Tag all runs &matching the filter as"))
         self.filter_menu.setObjectName("tagFilteredMenu")
         for a in self.filter_actions.values():
             self.filter_menu.addAction(a)
@@ -237,7 +236,7 @@ class TaggingController(QObject):
         fm = w.file_menu
         for a in (self.act_new_ws, self.act_open_ws):
             fm.insertAction(before, a)
-        self.recent_ws_menu = QMenu(tr("Recent workspaces"), w)
+        self.recent_ws_menu = QMenu(self.tr("Recent workspaces"), w)
         self.recent_ws_menu.aboutToShow.connect(self._fill_recent_workspaces)
         fm.insertMenu(before, self.recent_ws_menu)
         fm.insertAction(before, self.act_author)
@@ -326,7 +325,7 @@ class TaggingController(QObject):
 
     def new_workspace_dialog(self) -> None:
         """File ▸ New workspace."""
-        path, _ = QFileDialog.getSaveFileName(self.window, self.tr("New workspace"),
+        path, _ = FileDialog.getSaveFileName(self.window, self.tr("New workspace"),
                                               str(default_workspace_path().parent / ("analysis" + WORKSPACE_SUFFIX)),
                                               self.tr("TrajScope workspace (*.trajscope)"))
         if path:
@@ -336,7 +335,7 @@ class TaggingController(QObject):
 
     def open_workspace_dialog(self) -> None:
         """File ▸ Open workspace."""
-        path, _ = QFileDialog.getOpenFileName(self.window, self.tr("Open workspace"), str(default_workspace_path().parent),
+        path, _ = FileDialog.getOpenFileName(self.window, self.tr("Open workspace"), str(default_workspace_path().parent),
                                               self.tr("TrajScope workspace (*.trajscope *.db *.sqlite);;All files (*)"))
         if path:
             self.open_workspace(path)
@@ -639,7 +638,7 @@ class TaggingController(QObject):
         ws = self.ensure_workspace()
         if ws is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self.window, self.tr("Export annotations"),
+        path, _ = FileDialog.getSaveFileName(self.window, self.tr("Export annotations"),
                                               f"annotations-{ws.author}.jsonl", self.tr("JSON Lines (*.jsonl)"))
         if path:
             self.export_annotations(path)
@@ -659,7 +658,7 @@ class TaggingController(QObject):
 
     def import_annotations_dialog(self) -> None:
         """File ▸ Import annotations."""
-        path, _ = QFileDialog.getOpenFileName(self.window, self.tr("Import annotations"), "",
+        path, _ = FileDialog.getOpenFileName(self.window, self.tr("Import annotations"), "",
                                               self.tr("JSON Lines (*.jsonl);;All files (*)"))
         if path:
             self.import_annotations(path, show=True)

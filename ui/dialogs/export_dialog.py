@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -37,7 +36,10 @@ from PySide6.QtWidgets import (
 
 from analyzer.analysis.result import AnalysisResult
 from analyzer.jobs import CancelToken, NeverCancel, Progress, no_progress
+from analyzer.locales import load_error_text
 from analyzer.session import Session
+from ui.dialogs.file_dialogs import FileDialog
+from ui.i18n import current_language
 from ui.workers import Job
 
 TABLE_FORMATS = ("csv", "parquet")
@@ -139,7 +141,7 @@ def run_export(req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, re
     try:
         from analyzer.metrics.models import min_group_runs
 
-        report = ex.build_report(traces, steps, result, annotations, ex.ReportOptions(title=req.title), list(problems),
+        report = ex.build_report(traces, steps, result, annotations, ex.ReportOptions(title=req.title, lang=current_language()), list(problems),
                                  aliases=aliases, min_group_runs=min_group_runs(), insights=insights)
     except Exception as exc:  # a report bug must not lose the tables already written
         out.errors.append(f"Report: {type(exc).__name__}: {exc}")
@@ -284,7 +286,7 @@ class ExportDialog(QDialog):
         lay.addWidget(self.buttons)
 
     def _browse(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, self.tr("Export into folder"), self.folder.text())
+        path = FileDialog.getExistingDirectory(self, self.tr("Export into folder"), self.folder.text())
         if path:
             self.folder.setText(path)
 
@@ -312,7 +314,7 @@ class ExportDialog(QDialog):
             return None
         s = self.session
         result = s.analysis if s.analysis.runs.height else None
-        problems = [str(e) for e in s.load_errors]
+        problems = [load_error_text(e, current_language()) for e in s.load_errors]
         from ui.analysis_store import window_aliases
 
         panel = getattr(getattr(self.parent(), "tagging", None), "insights", None)

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui import settings as ui_settings
+from ui.dialogs.file_dialogs import FileDialog
 
 USE_JUDGE_KEY = "analysis/use_judge"
 
@@ -203,7 +203,7 @@ class JudgeDialog(QDialog):
             self.none_btn.setChecked(True)
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, self.tr("Choose a GGUF model"), "", self.tr("GGUF models (*.gguf);;All files (*)"))
+        path, _ = FileDialog.getOpenFileName(self, self.tr("Choose a GGUF model"), "", self.tr("GGUF models (*.gguf);;All files (*)"))
         if path:
             self.path.setText(path)
             self.file_btn.setChecked(True)

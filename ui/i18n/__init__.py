@@ -62,6 +62,10 @@ def install_language(lang: str) -> bool:
     if qt.load(QLocale(lang), "qtbase", "_", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
         QCoreApplication.installTranslator(qt)
         _installed.append(qt)
+    extra = QTranslator(app)  # Qt's strings its catalogue lacks (file dialog); searched before it
+    if extra.load(str(I18N_DIR / f"qt_supplement_{lang}.qm")):
+        QCoreApplication.installTranslator(extra)
+        _installed.append(extra)
     QLocale.setDefault(QLocale(lang))
     return True
 

@@ -2,145 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
-    <name />
-    <message>
-        <source>&amp;Undo</source>
-        <translation>撤销(&amp;U)</translation>
-    </message>
-    <message>
-        <source>Undo the last tagging action</source>
-        <translation>撤销上一次标注操作</translation>
-    </message>
-    <message>
-        <source>&amp;Redo</source>
-        <translation>重做(&amp;R)</translation>
-    </message>
-    <message>
-        <source>Redo the last undone tagging action</source>
-        <translation>重做上一次撤销的标注操作</translation>
-    </message>
-    <message>
-        <source>Tag as {category}</source>
-        <translation>标注为{category}</translation>
-    </message>
-    <message>
-        <source>Tag the selected steps (transcript) or runs (runs table) with this category</source>
-        <translation>用此类别标注所选步骤（记录中）或运行（运行表中）</translation>
-    </message>
-    <message>
-        <source>Clear category</source>
-        <translation>清除类别</translation>
-    </message>
-    <message>
-        <source>Remove the analyst's category from the selected steps or runs</source>
-        <translation>从所选步骤或运行中移除分析员的类别</translation>
-    </message>
-    <message>
-        <source>Mark as &amp;decisive step</source>
-        <translation>标记为决定性步骤(&amp;D)</translation>
-    </message>
-    <message>
-        <source>Make the selected step the run's decisive step (overrides the suggestion)</source>
-        <translation>将所选步骤设为该运行的决定性步骤（覆盖建议）</translation>
-    </message>
-    <message>
-        <source>&amp;Accept suggestion</source>
-        <translation>接受建议(&amp;A)</translation>
-    </message>
-    <message>
-        <source>Accept the judge's suggestion at the current finding or step</source>
-        <translation>接受评审模型在当前发现或步骤上的建议</translation>
-    </message>
-    <message>
-        <source>&amp;Reject suggestion</source>
-        <translation>拒绝建议(&amp;R)</translation>
-    </message>
-    <message>
-        <source>Reject the judge's suggestion at the current finding or step</source>
-        <translation>拒绝评审模型在当前发现或步骤上的建议</translation>
-    </message>
-    <message>
-        <source>Add custom &amp;tag…</source>
-        <translation>添加自定义标签(&amp;T)…</translation>
-    </message>
-    <message>
-        <source>Add a custom tag to the selected steps or runs</source>
-        <translation>为所选步骤或运行添加自定义标签</translation>
-    </message>
-    <message>
-        <source>Review &amp;queue</source>
-        <translation>审阅队列(&amp;Q)</translation>
-    </message>
-    <message>
-        <source>Walk the judge's suggestions one by one</source>
-        <translation>逐条审阅评审模型的建议</translation>
-    </message>
-    <message>
-        <source>&amp;New workspace…</source>
-        <translation>新建工作区(&amp;N)…</translation>
-    </message>
-    <message>
-        <source>Start an empty workspace file for annotations</source>
-        <translation>新建一个空的标注工作区文件</translation>
-    </message>
-    <message>
-        <source>Open &amp;workspace…</source>
-        <translation>打开工作区(&amp;W)…</translation>
-    </message>
-    <message>
-        <source>Open a workspace file with annotations</source>
-        <translation>打开包含标注的工作区文件</translation>
-    </message>
-    <message>
-        <source>Analyst &amp;name…</source>
-        <translation>分析员姓名(&amp;N)…</translation>
-    </message>
-    <message>
-        <source>Name written with every annotation</source>
-        <translation>写入每条标注的姓名</translation>
-    </message>
-    <message>
-        <source>&amp;Report and tables…</source>
-        <translation>报告和表格(&amp;R)…</translation>
-    </message>
-    <message>
-        <source>Export CSV/Parquet tables and the annotated HTML, PDF and Markdown report</source>
-        <translation>导出 CSV/Parquet 表格以及带标注的 HTML、PDF 和 Markdown 报告</translation>
-    </message>
-    <message>
-        <source>&amp;Annotations as JSONL…</source>
-        <translation>标注导出为 JSONL(&amp;A)…</translation>
-    </message>
-    <message>
-        <source>Share your annotations with another analyst</source>
-        <translation>与其他分析员共享你的标注</translation>
-    </message>
-    <message>
-        <source>&amp;Import annotations…</source>
-        <translation>导入标注(&amp;I)…</translation>
-    </message>
-    <message>
-        <source>Merge another analyst's annotations (JSONL) and review conflicts</source>
-        <translation>合并其他分析员的标注（JSONL）并审阅冲突</translation>
-    </message>
-    <message>
-        <source>&amp;Edit</source>
-        <translation>编辑(&amp;E)</translation>
-    </message>
-    <message>
-        <source>Tag &amp;selection as</source>
-        <translation>将所选项标注为(&amp;S)</translation>
-    </message>
-    <message>
-        <source>Tag all runs &amp;matching the filter as</source>
-        <translation>将符合筛选条件的所有运行标注为(&amp;M)</translation>
-    </message>
-    <message>
-        <source>Recent workspaces</source>
-        <translation>最近的工作区</translation>
-    </message>
-</context>
-<context>
     <name>AdaptController</name>
     <message>
         <source>loading the embedder</source>
@@ -392,6 +253,10 @@
         <translation>备注</translation>
     </message>
     <message>
+        <source>Annotation</source>
+        <translation>标注</translation>
+    </message>
+    <message>
         <source>Select a run or a step to annotate it.</source>
         <translation>选择一个运行或步骤以进行标注。</translation>
     </message>
@@ -418,6 +283,10 @@
     <message>
         <source>not annotated yet</source>
         <translation>尚未标注</translation>
+    </message>
+    <message>
+        <source>Other analysts:</source>
+        <translation>其他分析员：</translation>
     </message>
     <message>
         <source>judge: {category} at step {step}</source>
@@ -795,6 +664,37 @@
     <message>
         <source>Cancelled.</source>
         <translation>已取消。</translation>
+    </message>
+</context>
+<context>
+    <name>FileDialog</name>
+    <message>
+        <source>Look in:</source>
+        <translation>查找范围：</translation>
+    </message>
+    <message>
+        <source>File name:</source>
+        <translation>文件名：</translation>
+    </message>
+    <message>
+        <source>Files of type:</source>
+        <translation>文件类型：</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>&amp;Open</source>
+        <translation>打开(&amp;O)</translation>
+    </message>
+    <message>
+        <source>&amp;Save</source>
+        <translation>保存(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Choose</source>
+        <translation>选择(&amp;C)</translation>
     </message>
 </context>
 <context>
@@ -1629,6 +1529,10 @@ Empty: back to the rule's suggestion.</source>
         <translation>原因</translation>
     </message>
     <message>
+        <source>Select a problem to read it whole.</source>
+        <translation>选择一个问题以查看完整内容。</translation>
+    </message>
+    <message>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
@@ -1639,6 +1543,173 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>No load problems.</source>
         <translation>没有加载问题。</translation>
+    </message>
+    <message>
+        <source>File: {v}</source>
+        <translation>文件：{v}</translation>
+    </message>
+    <message>
+        <source>Record: {v}</source>
+        <translation>记录：{v}</translation>
+    </message>
+    <message>
+        <source>Importer: {v}</source>
+        <translation>导入器：{v}</translation>
+    </message>
+</context>
+<context>
+    <name>LoadReason</name>
+    <message>
+        <source>file not found</source>
+        <translation>找不到文件</translation>
+    </message>
+    <message>
+        <source>not a regular file (pipe, socket or device)</source>
+        <translation>不是普通文件（管道、套接字或设备）</translation>
+    </message>
+    <message>
+        <source>cannot read file: {error}</source>
+        <translation>无法读取文件：{error}</translation>
+    </message>
+    <message>
+        <source>file is {size}, over the {cap} cap ({setting}); not read</source>
+        <translation>文件大小为 {size}，超过了 {cap} 的上限（{setting}）；未读取</translation>
+    </message>
+    <message>
+        <source>file holds no runs</source>
+        <translation>文件中没有运行</translation>
+    </message>
+    <message>
+        <source>importer plugin failed to load: {error}</source>
+        <translation>导入器插件加载失败：{error}</translation>
+    </message>
+    <message>
+        <source>the same record appears twice in this file; the later copy was skipped</source>
+        <translation>同一条记录在此文件中出现了两次；已跳过后一份</translation>
+    </message>
+    <message>
+        <source>unexpected content ({error})</source>
+        <translation>意外的内容（{error}）</translation>
+    </message>
+    <message>
+        <source>unexpected content ({error}); the runs before it are kept, later ones were not read</source>
+        <translation>意外的内容（{error}）；之前的运行已保留，之后的运行未读取</translation>
+    </message>
+    <message>
+        <source>data is nested too deeply to read safely</source>
+        <translation>数据嵌套过深，无法安全读取</translation>
+    </message>
+    <message>
+        <source>data is nested too deeply to read safely; the runs before it are kept, later ones were not read</source>
+        <translation>数据嵌套过深，无法安全读取；之前的运行已保留，之后的运行未读取</translation>
+    </message>
+    <message>
+        <source>file is too large to read into memory</source>
+        <translation>文件过大，无法读入内存</translation>
+    </message>
+    <message>
+        <source>file is too large to read into memory; the runs before it are kept, later ones were not read</source>
+        <translation>文件过大，无法读入内存；之前的运行已保留，之后的运行未读取</translation>
+    </message>
+    <message>
+        <source>record is nested too deeply to read safely; record skipped</source>
+        <translation>记录嵌套过深，无法安全读取；已跳过该记录</translation>
+    </message>
+    <message>
+        <source>unexpected content ({error}); record skipped</source>
+        <translation>意外的内容（{error}）；已跳过该记录</translation>
+    </message>
+    <message>
+        <source>importer yielded a {type}, not a trajectory; skipped</source>
+        <translation>导入器产出的是 {type}，不是轨迹；已跳过</translation>
+    </message>
+    <message>
+        <source>{where} looks binary (contains NUL bytes), not JSON text</source>
+        <translation>{where}看起来是二进制数据（含 NUL 字节），不是 JSON 文本</translation>
+    </message>
+    <message>
+        <source>{where} is empty</source>
+        <translation>{where}为空</translation>
+    </message>
+    <message>
+        <source>{where} is nested too deeply to read safely</source>
+        <translation>{where}嵌套过深，无法安全读取</translation>
+    </message>
+    <message>
+        <source>{where} is truncated or incomplete JSON ({error})</source>
+        <translation>{where}被截断或不是完整的 JSON（{error}）</translation>
+    </message>
+    <message>
+        <source>{where} is not valid JSON ({error})</source>
+        <translation>{where}不是有效的 JSON（{error}）</translation>
+    </message>
+    <message>
+        <source>file is empty</source>
+        <translation>文件为空</translation>
+    </message>
+    <message>
+        <source>file holds only whitespace</source>
+        <translation>文件只包含空白字符</translation>
+    </message>
+    <message>
+        <source>file is {size}, over the {cap} cap for one JSON document ({setting}); write it as JSONL instead</source>
+        <translation>文件大小为 {size}，超过了单个 JSON 文档 {cap} 的上限（{setting}）；请改用 JSONL 格式</translation>
+    </message>
+    <message>
+        <source>line is longer than {cap}, the cap ({setting}); skipped</source>
+        <translation>该行超过 {cap}，即上限（{setting}）；已跳过</translation>
+    </message>
+    <message>
+        <source>no importer recognised this file</source>
+        <translation>没有导入器能识别此文件</translation>
+    </message>
+    <message>
+        <source>no importer recognised this file (tried: {tried})</source>
+        <translation>没有导入器能识别此文件（已尝试：{tried}）</translation>
+    </message>
+    <message>
+        <source>{where} is {shape}, a shape no importer recognised</source>
+        <translation>{where}的内容为 {shape}，没有导入器认识这种结构</translation>
+    </message>
+    <message>
+        <source>{where} is {shape}, a shape no importer recognised (tried: {tried})</source>
+        <translation>{where}的内容为 {shape}，没有导入器认识这种结构（已尝试：{tried}）</translation>
+    </message>
+    <message>
+        <source>{n} duplicate runs skipped: the same records of the same source already loaded from this file</source>
+        <translation>已跳过 {n} 个重复运行：同一来源的相同记录已从此文件加载</translation>
+    </message>
+    <message>
+        <source>1 duplicate run skipped: the same record of the same source already loaded from this file</source>
+        <translation>已跳过 1 个重复运行：同一来源的相同记录已从此文件加载</translation>
+    </message>
+    <message>
+        <source>{n} duplicate runs skipped: the same records of the same source already loaded from {source}</source>
+        <translation>已跳过 {n} 个重复运行：同一来源的相同记录已从 {source} 加载</translation>
+    </message>
+    <message>
+        <source>1 duplicate run skipped: the same record of the same source already loaded from {source}</source>
+        <translation>已跳过 1 个重复运行：同一来源的相同记录已从 {source} 加载</translation>
+    </message>
+    <message>
+        <source>{n} duplicate runs skipped: the same records of the same source already loaded from {files} other files</source>
+        <translation>已跳过 {n} 个重复运行：同一来源的相同记录已从其他 {files} 个文件加载</translation>
+    </message>
+    <message>
+        <source>1 duplicate run skipped: the same record of the same source already loaded from {files} other files</source>
+        <translation>已跳过 1 个重复运行：同一来源的相同记录已从其他 {files} 个文件加载</translation>
+    </message>
+    <message>
+        <source>file</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>line {n}</source>
+        <translation>第 {n} 行</translation>
+    </message>
+    <message>
+        <source>line</source>
+        <translation>该行</translation>
     </message>
 </context>
 <context>
@@ -2634,6 +2705,88 @@ Empty: back to the rule's suggestion.</source>
     </message>
 </context>
 <context>
+    <name>SearchAllDialog</name>
+    <message>
+        <source>Search all runs</source>
+        <translation>搜索全部运行</translation>
+    </message>
+    <message>
+        <source>Text to find in every run's task and steps…</source>
+        <translation>在每个运行的任务和步骤中查找的文本…</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Snippet</source>
+        <translation>片段</translation>
+    </message>
+    <message>
+        <source>task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>agent</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <source>Type to search every loaded run.</source>
+        <translation>输入文本以搜索所有已加载的运行。</translation>
+    </message>
+    <message>
+        <source>No run contains “{q}”.</source>
+        <translation>没有运行包含“{q}”。</translation>
+    </message>
+    <message>
+        <source>{n} hits in {runs} runs; click one to open it.</source>
+        <translation>在 {runs} 个运行中找到 {n} 处；点击一处即可打开。</translation>
+    </message>
+    <message>
+        <source>First {shown} of {n} hits; narrow the search to see the rest.</source>
+        <translation>显示 {n} 处中的前 {shown} 处；请缩小搜索范围以查看其余结果。</translation>
+    </message>
+</context>
+<context>
+    <name>SearchController</name>
+    <message>
+        <source>Search &amp;all runs…</source>
+        <translation>搜索全部运行(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>List every place a text occurs in any run (run, step, snippet)</source>
+        <translation>列出文本在任意运行中出现的每一处（运行、步骤、片段）</translation>
+    </message>
+</context>
+<context>
     <name>SettingsDialog</name>
     <message>
         <source>Settings</source>
@@ -2956,6 +3109,134 @@ Analyst: {author}</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
+        <source>Undo the last tagging action</source>
+        <translation>撤销上一次标注操作</translation>
+    </message>
+    <message>
+        <source>Redo the last undone tagging action</source>
+        <translation>重做上一次撤销的标注操作</translation>
+    </message>
+    <message>
+        <source>Tag as {category}</source>
+        <translation>标注为{category}</translation>
+    </message>
+    <message>
+        <source>Tag the selected steps (transcript) or runs (runs table) with this category</source>
+        <translation>用此类别标注所选步骤（记录中）或运行（运行表中）</translation>
+    </message>
+    <message>
+        <source>Clear category</source>
+        <translation>清除类别</translation>
+    </message>
+    <message>
+        <source>Remove the analyst's category from the selected steps or runs</source>
+        <translation>从所选步骤或运行中移除分析员的类别</translation>
+    </message>
+    <message>
+        <source>Mark as &amp;decisive step</source>
+        <translation>标记为决定性步骤(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Make the selected step the run's decisive step (overrides the suggestion)</source>
+        <translation>将所选步骤设为该运行的决定性步骤（覆盖建议）</translation>
+    </message>
+    <message>
+        <source>&amp;Accept suggestion</source>
+        <translation>接受建议(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Accept the judge's suggestion at the current finding or step</source>
+        <translation>接受评审模型在当前发现或步骤上的建议</translation>
+    </message>
+    <message>
+        <source>&amp;Reject suggestion</source>
+        <translation>拒绝建议(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Reject the judge's suggestion at the current finding or step</source>
+        <translation>拒绝评审模型在当前发现或步骤上的建议</translation>
+    </message>
+    <message>
+        <source>Add custom &amp;tag…</source>
+        <translation>添加自定义标签(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>Add a custom tag to the selected steps or runs</source>
+        <translation>为所选步骤或运行添加自定义标签</translation>
+    </message>
+    <message>
+        <source>Review &amp;queue</source>
+        <translation>审阅队列(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Walk the judge's suggestions one by one</source>
+        <translation>逐条审阅评审模型的建议</translation>
+    </message>
+    <message>
+        <source>&amp;New workspace…</source>
+        <translation>新建工作区(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>Start an empty workspace file for annotations</source>
+        <translation>新建一个空的标注工作区文件</translation>
+    </message>
+    <message>
+        <source>Open &amp;workspace…</source>
+        <translation>打开工作区(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>Open a workspace file with annotations</source>
+        <translation>打开包含标注的工作区文件</translation>
+    </message>
+    <message>
+        <source>Analyst &amp;name…</source>
+        <translation>分析员姓名(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>Name written with every annotation</source>
+        <translation>写入每条标注的姓名</translation>
+    </message>
+    <message>
+        <source>&amp;Report and tables…</source>
+        <translation>报告和表格(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Export CSV/Parquet tables and the annotated HTML, PDF and Markdown report</source>
+        <translation>导出 CSV/Parquet 表格以及带标注的 HTML、PDF 和 Markdown 报告</translation>
+    </message>
+    <message>
+        <source>&amp;Annotations as JSONL…</source>
+        <translation>标注导出为 JSONL(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Share your annotations with another analyst</source>
+        <translation>与其他分析员共享你的标注</translation>
+    </message>
+    <message>
+        <source>&amp;Import annotations…</source>
+        <translation>导入标注(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Merge another analyst's annotations (JSONL) and review conflicts</source>
+        <translation>合并其他分析员的标注（JSONL）并审阅冲突</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Tag &amp;selection as</source>
+        <translation>将所选项标注为(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Tag all runs &amp;matching the filter as</source>
+        <translation>将符合筛选条件的所有运行标注为(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Recent workspaces</source>
+        <translation>最近的工作区</translation>
+    </message>
+    <message>
         <source>1 run</source>
         <translation>1 个运行</translation>
     </message>
@@ -3099,6 +3380,10 @@ Analyst: {author}</source>
 <context>
     <name>TaggingDesk</name>
     <message>
+        <source>Review queue</source>
+        <translation>审阅队列</translation>
+    </message>
+    <message>
         <source>Skip reviewed</source>
         <translation>跳过已审阅</translation>
     </message>
@@ -3183,6 +3468,10 @@ Analyst: {author}</source>
         <translation>A 接受 · R 拒绝 · D 决定性 · S/→ 跳过 · ← 返回 · Ctrl+Z 撤销</translation>
     </message>
     <message>
+        <source>Judge vs analyst</source>
+        <translation>评审模型与分析员对比</translation>
+    </message>
+    <message>
         <source>Whose reviews to compare with the judge</source>
         <translation>与评审模型比较的审阅者</translation>
     </message>
@@ -3263,6 +3552,22 @@ Analyst: {author}</source>
         <translation>得分 {s:.2f}</translation>
     </message>
     <message>
+        <source>decisive step</source>
+        <translation>决定性步骤</translation>
+    </message>
+    <message>
+        <source>Task:</source>
+        <translation>任务：</translation>
+    </message>
+    <message>
+        <source>Why:</source>
+        <translation>依据：</translation>
+    </message>
+    <message>
+        <source>Step {n}</source>
+        <translation>步骤 {n}</translation>
+    </message>
+    <message>
         <source>End of the review queue: {done} of {n} suggestions reviewed.</source>
         <translation>审阅队列已结束：已审阅 {done} / {n} 条建议。</translation>
     </message>
@@ -3273,6 +3578,22 @@ Analyst: {author}</source>
     <message>
         <source>No reviewed runs with a judge attribution yet. Accept, reject or relabel suggestions in the queue, or tag failed runs, to measure agreement.</source>
         <translation>还没有带评审归因的已审阅运行。请在队列中接受、拒绝或重新标注建议，或为失败的运行打标签，以衡量一致性。</translation>
+    </message>
+    <message>
+        <source>Cohen’s κ</source>
+        <translation>Cohen κ 系数</translation>
+    </message>
+    <message>
+        <source>{n} runs compared</source>
+        <translation>已比较 {n} 个运行</translation>
+    </message>
+    <message>
+        <source>observed agreement</source>
+        <translation>观察一致率</translation>
+    </message>
+    <message>
+        <source>same decisive step</source>
+        <translation>决定性步骤相同</translation>
     </message>
     <message>
         <source>Undefined: only one side used this category, or every run has it</source>
@@ -3439,6 +3760,10 @@ Open traces with File ▸ Open, or drop files and folders on the window.</source
     <message>
         <source>decisive step {step}</source>
         <translation>决定性步骤 {step}</translation>
+    </message>
+    <message>
+        <source>analyst: step {step}</source>
+        <translation>分析员：第 {step} 步</translation>
     </message>
     <message>
         <source>no match</source>

@@ -38,13 +38,15 @@ def _tool(name: str) -> str:
 def sources() -> list[str]:
     """Python files of ``ui/`` that may hold user-visible strings."""
     return sorted(str(p.relative_to(UI.parent)) for p in UI.rglob("*.py")
-                  if p.parent != I18N or p.name in ("__init__.py", "labels.py"))
+                  if p.parent != I18N or p.name in ("__init__.py", "labels.py", "messages.py"))
 
 
 def translations(lang: str) -> dict[str, str]:
     """Merged dictionaries of every ``ui/i18n/<lang>*.py`` module."""
     merged: dict[str, str] = {}
     for path in sorted(I18N.glob(f"{lang}*.py")):
+        if path.stem == f"{lang}_qt":  # Qt's own strings: see qt_supplement()
+            continue
         mod = importlib.import_module(f"ui.i18n.{path.stem}")
         merged.update(getattr(mod, "TRANSLATIONS", {}))
     return merged
@@ -84,6 +86,34 @@ def update(lang: str) -> list[tuple[str, str]]:
     return missing
 
 
+def qt_supplement(lang: str) -> Path | None:
+    """Compile ``ui/i18n/<lang>_qt.py`` (Qt's own strings its catalogue lacks) into ``qt_supplement_<lang>.qm``."""
+    try:
+        mod = importlib.import_module(f"ui.i18n.{lang}_qt")
+    except ModuleNotFoundError:
+        return None
+    table: dict[str, str] = mod.QT_SUPPLEMENT
+    root = ET.Element("TS", version="2.1", language=lang)
+    contexts: dict[str, ET.Element] = {}
+    for key, text in sorted(table.items()):
+        ctx_name, source, *comment = key.split("|")
+        ctx = contexts.get(ctx_name)
+        if ctx is None:
+            ctx = contexts[ctx_name] = ET.SubElement(root, "context")
+            ET.SubElement(ctx, "name").text = ctx_name
+        msg = ET.SubElement(ctx, "message")
+        ET.SubElement(msg, "source").text = source
+        if comment:
+            ET.SubElement(msg, "comment").text = comment[0]
+        ET.SubElement(msg, "translation").text = text
+    ts = I18N / f"qt_supplement_{lang}.ts"
+    ts.write_text('<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE TS>\n' + ET.tostring(root, encoding="unicode") + "\n",
+                  encoding="utf-8")
+    qm = ts.with_suffix(".qm")
+    subprocess.run([_tool("pyside6-lrelease"), str(ts), "-qm", str(qm)], cwd=UI.parent, check=True)
+    return qm
+
+
 def main() -> int:
     """Update every language; prints the untranslated strings."""
     for lang in LANGS:
@@ -91,6 +121,7 @@ def main() -> int:
         for ctx, src in missing:
             print(f"{lang}: untranslated [{ctx}] {src!r}")
         print(f"{lang}: {len(missing)} untranslated")
+        qt_supplement(lang)
     return 0
 
 

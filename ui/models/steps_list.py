@@ -215,6 +215,7 @@ class StepListModel(QAbstractListModel):
         super().__init__(parent)
         self.cards: list[StepCard] = []
         self.trace_id: str | None = None
+        self.query = ""
         self._row_of: dict[int, int] = {}
 
     def set_cards(self, trace_id: str | None, cards: list[StepCard]) -> None:
@@ -245,8 +246,9 @@ class StepListModel(QAbstractListModel):
             idx = self.index(row)
             self.dataChanged.emit(idx, idx, [Qt.ItemDataRole.SizeHintRole])
 
-    def set_matches(self, steps: set[int]) -> None:
-        """Mark the steps matching the search."""
+    def set_matches(self, steps: set[int], query: str = "") -> None:
+        """Mark the steps matching the search; ``query`` is highlighted in their text."""
+        self.query = query.strip()
         for c in self.cards:
             c.match = c.step in steps
         if self.cards:
@@ -266,6 +268,16 @@ class StepListModel(QAbstractListModel):
         if role == Qt.ItemDataRole.AccessibleTextRole:
             return f"Step {card.step}, {card.agent}, {card.kind}: {card.summary(200)}"
         return None
+
+
+def match_spans(text: str, needle: str) -> list[tuple[int, int]]:
+    """(start, length) of every case-insensitive occurrence of ``needle`` in ``text``."""
+    import re
+
+    needle = needle.strip()
+    if not needle or not text:
+        return []
+    return [(m.start(), m.end() - m.start()) for m in re.finditer(re.escape(needle), text, flags=re.IGNORECASE)]
 
 
 def search_steps(steps: pl.DataFrame, needle: str) -> list[int]:

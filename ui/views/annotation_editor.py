@@ -239,7 +239,8 @@ class AnnotationEditor(QWidget):
 
     def _render(self, target: Target | None) -> None:
         if target is None:
-            self.title.setText(f"<b>{html.escape(self.tr('Annotation'))}</b>")
+            heading = self.tr("Annotation")
+            self.title.setText(f"<b>{html.escape(heading)}</b>")
             self.status.setText(self.tr("Select a run or a step to annotate it."))
             self.category.setCurrentIndex(0)
             self._set_tags([])
@@ -248,7 +249,8 @@ class AnnotationEditor(QWidget):
             return
         tid, step = target
         where = (self.tr("step {n}").format(n=step) if step is not None else self.tr("whole run"))
-        self.title.setText(f"<b>{html.escape(self.tr('Annotation'))}</b> · {html.escape(str(tid)[:12])} · {html.escape(where)}")
+        heading = self.tr("Annotation")
+        self.title.setText(f"<b>{html.escape(heading)}</b> · {html.escape(str(tid)[:12])} · {html.escape(where)}")
         if self.controller is None:
             self.status.setText(self.tr("No workspace is open."))
             return
@@ -282,7 +284,8 @@ class AnnotationEditor(QWidget):
                         f"{html.escape(category_title(str(c)))}" if c else html.escape(status_label(o.get("status"))))
                 note = f" — {html.escape(str(o['note'])[:200])}" if o.get("note") else ""
                 lines.append(f"{html.escape(str(o['author']))}: {chip}{note}")
-            self.others.setText(f"<span>{html.escape(self.tr('Other analysts'))}:</span><br>" + "<br>".join(lines))
+            others_label = self.tr("Other analysts:")
+            self.others.setText(f"<span>{html.escape(others_label)}</span><br>" + "<br>".join(lines))
         else:
             self.others.clear()
 

@@ -28,12 +28,13 @@ from ui.i18n.labels import (
     role_label,
     status_label,
 )
+from ui.i18n.messages import finding_text, note_text
 from ui.models.runs_table import STALE_COLOR
 from ui.models.steps_list import parse_steps_list
 from ui.theme import CATEGORY_COLORS, DECISIVE, OUTCOME_COLORS, is_dark
 from ui.views.rationale_html import rationale_html
 
-_STEP_REF_RE = re.compile(r"\b(step )(\d+)\b")
+_STEP_REF_RE = re.compile(r"(\bstep |步骤 )(\d+)\b")
 
 
 def _step_links(text: str) -> str:
@@ -226,7 +227,7 @@ class InspectorPane(QWidget):
                 if r.get("decisive_agent"):
                     out.append(self._row(self.tr("Responsible agent"), _e(r["decisive_agent"])))
                 if r.get("drop_note"):
-                    out.append(self._row(self.tr("Curve vs. decisive step"), _step_links(str(r["drop_note"]))))
+                    out.append(self._row(self.tr("Curve vs. decisive step"), _step_links(note_text(str(r["drop_note"])))))
             if r.get("category"):
                 cat = str(r["category"])
                 out.append(self._row(self.tr("Category"), self._chip(CATEGORY_COLORS.get(cat, "#BAB0AC"), category_title(cat))
@@ -334,7 +335,7 @@ class InspectorPane(QWidget):
                f" &nbsp;<span class='muted'>{_e(L['score'])} {float(f.get('score') or 0):.2f}"
                f" · {_e(f.get('source') or '')} · {_e(status_label(f.get('status')))}</span></p>"]
         if f.get("rationale"):
-            out.append(f"<p>{_e(f['rationale'])}</p>")
+            out.append(f"<p>{_e(finding_text(str(f['rationale'])))}</p>")
         if f.get("evidence_quote"):
             out.append(f"<p class='muted'>“{_e(str(f['evidence_quote'])[:600])}”</p>")
         if f.get("evidence_start") is not None:

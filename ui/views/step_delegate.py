@@ -18,6 +18,7 @@ from PySide6.QtCore import (
     QModelIndex,
     QPersistentModelIndex,
     QPoint,
+    QPointF,
     QRect,
     QRectF,
     QSize,
@@ -25,7 +26,18 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPalette, QPen
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QMouseEvent,
+    QPainter,
+    QPalette,
+    QPen,
+    QTextCharFormat,
+    QTextLayout,
+    QTextOption,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QStyle,
@@ -35,7 +47,8 @@ from PySide6.QtWidgets import (
 )
 
 from ui.i18n.labels import category_title, kind_label, role_label
-from ui.models.steps_list import CARD_ROLE, StepCard, TagChip
+from ui.i18n.messages import finding_text
+from ui.models.steps_list import CARD_ROLE, StepCard, TagChip, match_spans
 from ui.theme import (
     CANDIDATE,
     DECISIVE,
@@ -52,6 +65,9 @@ FOLD_LINES = 5
 
 MAX_EXPANDED_CHARS = 60_000
 """An unfolded card shows at most this much text (the inspector shows everything)."""
+
+HIGHLIGHT = "#FFD54F"
+"""Background of the text that matches the transcript search."""
 
 GUTTER = 30
 PAD = 9
@@ -229,6 +245,7 @@ class StepCardDelegate(QStyledItemDelegate):
         rect: QRect = option.rect
         lay = self.exact_layout(card, rect.width())
         self._correct_height(card, rect.width(), lay)
+        query = str(getattr(index.model(), "query", "") or "") if card.match else ""
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         hover = bool(option.state & QStyle.StateFlag.State_MouseOver)
         painter.save()
@@ -302,10 +319,10 @@ class StepCardDelegate(QStyledItemDelegate):
             painter.setPen(mix(text_c, QColor("#3D7DD8"), 0.35))
             r = QRect(x, y, w, lay["tool"])
             if card.expanded:
-                painter.drawText(r, int(Qt.TextFlag.TextWrapAnywhere) | int(Qt.AlignmentFlag.AlignTop), lay["tool_text"])
+                self._draw_wrapped(painter, r, lay["tool_text"], self.mono, query, anywhere=True)
             else:
-                painter.drawText(r, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
-                                 mfm.elidedText(lay["tool_text"].replace("\n", " "), Qt.TextElideMode.ElideRight, w))
+                self._draw_line(painter, r, mfm.elidedText(lay["tool_text"].replace("\n", " "), Qt.TextElideMode.ElideRight, w),
+                                mfm, query)
             y += lay["tool"] + GAP
         # body
         if lay["body"]:
@@ -315,7 +332,7 @@ class StepCardDelegate(QStyledItemDelegate):
             text = card.text[:MAX_EXPANDED_CHARS] if card.expanded else _preview(card.text, FOLD_LINES, w // max(1, fm.averageCharWidth()))
             painter.save()
             painter.setClipRect(r)
-            painter.drawText(r, int(Qt.TextFlag.TextWordWrap) | int(Qt.AlignmentFlag.AlignTop), text)
+            self._draw_wrapped(painter, r, text, font, query)
             painter.restore()
             y += lay["body"] + GAP
         # error
@@ -325,10 +342,10 @@ class StepCardDelegate(QStyledItemDelegate):
             r = QRect(x, y, w, lay["err"])
             err = card.error_text or ""
             if card.expanded:
-                painter.drawText(r, int(Qt.TextFlag.TextWordWrap) | int(Qt.AlignmentFlag.AlignTop), err)
+                self._draw_wrapped(painter, r, err, bold, query)
             else:
-                painter.drawText(r, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
-                                 QFontMetrics(bold).elidedText("⚠ " + err.replace("\n", " "), Qt.TextElideMode.ElideRight, w))
+                self._draw_line(painter, r, QFontMetrics(bold).elidedText("⚠ " + err.replace("\n", " "), Qt.TextElideMode.ElideRight, w),
+                                QFontMetrics(bold), query)
             y += lay["err"] + GAP
         # show more / less
         if lay["more"]:
@@ -342,6 +359,53 @@ class StepCardDelegate(QStyledItemDelegate):
                     label += "  (" + self._tr_lines.format(n=lay["more_lines"]) + ")"
             painter.drawText(self._more_rect(rect, lay), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)
         painter.restore()
+
+    @staticmethod
+    def _draw_wrapped(painter: QPainter, r: QRect, text: str, font: QFont, query: str, anywhere: bool = False) -> None:
+        """Wrapped text at the top of ``r``, every match of ``query`` on a highlight."""
+        spans = match_spans(text, query)
+        flags = int(Qt.TextFlag.TextWrapAnywhere if anywhere else Qt.TextFlag.TextWordWrap) | int(Qt.AlignmentFlag.AlignTop)
+        if not spans:
+            painter.drawText(r, flags, text)
+            return
+        layout = QTextLayout(text.replace("\n", "\u2028"), font, painter.device())  # same offsets, line breaks kept
+        opt = QTextOption()
+        opt.setWrapMode(QTextOption.WrapMode.WrapAnywhere if anywhere else QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        layout.setTextOption(opt)
+        fmt = QTextCharFormat()
+        fmt.setBackground(QColor(HIGHLIGHT))
+        fmt.setForeground(QColor("#000000"))
+        ranges = []
+        for start, length in spans:
+            fr = QTextLayout.FormatRange()
+            fr.start, fr.length, fr.format = start, length, fmt
+            ranges.append(fr)
+        layout.setFormats(ranges)
+        layout.beginLayout()
+        y = 0.0
+        while y <= r.height():
+            line = layout.createLine()
+            if not line.isValid():
+                break
+            line.setLineWidth(r.width())
+            line.setPosition(QPointF(0, y))
+            y += line.height()
+        layout.endLayout()
+        layout.draw(painter, QPointF(r.topLeft()))
+
+    @staticmethod
+    def _draw_line(painter: QPainter, r: QRect, text: str, fm: QFontMetrics, query: str) -> None:
+        """One (elided) line, every match of ``query`` on a highlight."""
+        painter.drawText(r, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, text)
+        pen = painter.pen()
+        for start, length in match_spans(text, query):
+            x0 = r.left() + fm.horizontalAdvance(text[:start])
+            part = text[start:start + length]
+            box = QRect(x0, r.top(), fm.horizontalAdvance(part), fm.height())
+            painter.fillRect(box, QColor(HIGHLIGHT))
+            painter.setPen(QColor("#000000"))
+            painter.drawText(box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, part)
+            painter.setPen(pen)
 
     @staticmethod
     def _small_font(font: QFont) -> QFont:
@@ -529,7 +593,7 @@ class StepCardDelegate(QStyledItemDelegate):
             if card.analyst_decisive:
                 lines.append(self.tr("Decisive step (analyst)"))
             for f in card.findings:
-                lines.append(f"● {category_title(f.category)} ({f.score:.2f}) — {f.rationale[:160]}")
+                lines.append(f"● {category_title(f.category)} ({f.score:.2f}) — {finding_text(f.rationale)[:160]}")
             if lines:
                 QToolTip.showText(event.globalPos(), "\n".join(lines), view)
                 return True

@@ -39,9 +39,11 @@ from PySide6.QtWidgets import (
 from analyzer.export.palette import text_color_on
 from analyzer.taxonomy import BY_ID, CATEGORIES, CATEGORY_IDS
 from analyzer.workspace import Agreement, judge_analyst_agreement
-from ui.i18n.labels import category_title, outcome_label
+from ui.i18n.labels import category_title, kind_label, outcome_label
+from ui.i18n.messages import finding_text
 from ui.models.runs_table import swatch
 from ui.theme import CATEGORY_COLORS, is_dark, mix
+from ui.views.rationale_html import rationale_text
 
 EXCERPT_CHARS = 1200
 
@@ -59,6 +61,7 @@ class Suggestion:
         source: Detector id, or "decisive step".
         rationale: Why it was suggested.
         evidence: Quoted evidence.
+        rationale_json: The rationale as message ids (see :mod:`ui.views.rationale_html`), if any.
     """
 
     trace_id: str
@@ -69,7 +72,11 @@ class Suggestion:
     source: str = ""
     rationale: str = ""
     evidence: str = ""
+    rationale_json: str = ""
 
+
+DECISIVE_SOURCE = "decisive step"
+"""``Suggestion.source`` of a run's suggested decisive step (shown translated)."""
 
 QUEUE_ORDERS = ("decisive_first", "by_run", "decisive_only")
 """Review orders: every run's suggested decisive step first, then the findings; run by run;
@@ -93,11 +100,13 @@ def build_queue(runs: pl.DataFrame, findings: pl.DataFrame, order: str = "decisi
     items: list[tuple[tuple[int, int, int, float], Suggestion]] = []
     seen: set[tuple[str, int, str]] = set()
     if {"decisive_step", "category"} <= set(runs.columns):
-        cols = [c for c in ("trace_id", "decisive_step", "category", "confidence", "rationale") if c in runs.columns]
+        cols = [c for c in ("trace_id", "decisive_step", "category", "confidence", "rationale", "rationale_json")
+                if c in runs.columns]
         picked = runs.filter(pl.col("decisive_step").is_not_null() & pl.col("category").is_not_null()).select(cols)
         for r in picked.iter_rows(named=True):
             s = Suggestion(str(r["trace_id"]), int(r["decisive_step"]), str(r["category"]), None,
-                           r.get("confidence"), "decisive step", str(r.get("rationale") or ""))
+                           r.get("confidence"), DECISIVE_SOURCE, str(r.get("rationale") or ""),
+                           rationale_json=str(r.get("rationale_json") or ""))
             seen.add((s.trace_id, s.step, s.category))
             key = (0, rank[s.trace_id], s.step, 0.0) if order != "by_run" else (rank[s.trace_id], 0, s.step, 0.0)
             items.append((key, s))
@@ -156,7 +165,8 @@ class TaggingDesk(QWidget):
         self.agreement = Agreement()
 
         # -- queue ---------------------------------------------------------------------------------
-        title = QLabel(f"<b>{html.escape(self.tr('Review queue'))}</b>", self)
+        queue_title = self.tr("Review queue")
+        title = QLabel(f"<b>{html.escape(queue_title)}</b>", self)
         self.scope_label = QLabel(self)
         self.scope_label.setObjectName("queueScope")
         self.hide_reviewed = QCheckBox(self.tr("Skip reviewed"), self)
@@ -256,7 +266,8 @@ class TaggingDesk(QWidget):
         ll.addWidget(keys)
 
         # -- agreement -----------------------------------------------------------------------------
-        a_title = QLabel(f"<b>{html.escape(self.tr('Judge vs analyst'))}</b>", self)
+        agreement_title = self.tr("Judge vs analyst")
+        a_title = QLabel(f"<b>{html.escape(agreement_title)}</b>", self)
         self.author_box = QComboBox(self)
         self.author_box.setObjectName("agreementAuthor")
         self.author_box.setToolTip(self.tr("Whose reviews to compare with the judge"))
@@ -418,28 +429,34 @@ class TaggingDesk(QWidget):
             meta.append(outcome_label(str(run["outcome"])))
         if s.score is not None:
             meta.append(self.tr("score {s:.2f}").format(s=float(s.score)))
-        if s.source:
+        if s.source == DECISIVE_SOURCE:
+            meta.append(self.tr("decisive step"))
+        elif s.source:
             meta.append(s.source)
         out.append(f"<p style='color:gray'>{' · '.join(e(m) for m in meta)}</p>")
         if run.get("task"):
             task = str(run["task"]).replace("\n", " ")
-            out.append(f"<p><b>{e(self.tr('Task'))}:</b> {e(task[:400] + ('…' if len(task) > 400 else ''))}</p>")
-        if s.rationale:
-            out.append(f"<p><b>{e(self.tr('Why'))}:</b> {e(s.rationale[:800])}</p>")
+            task_label = self.tr("Task:")
+            out.append(f"<p><b>{e(task_label)}</b> {e(task[:400] + ('…' if len(task) > 400 else ''))}</p>")
+        why = rationale_text(s.rationale_json or None, s.rationale) if s.finding is None else finding_text(s.rationale)
+        if why:
+            why_label = self.tr("Why:")
+            out.append(f"<p><b>{e(why_label)}</b> {e(why[:800])}</p>")
         if s.evidence:
             out.append(f"<p style='color:gray'>“{e(s.evidence[:500])}”</p>")
         steps = self.session.run_steps(s.trace_id)
         row = steps.filter(pl.col("step") == s.step)
         if row.height:
             st = row.row(0, named=True)
-            head = " · ".join(x for x in (str(st.get("agent") or ""), str(st.get("kind") or ""),
+            head = " · ".join(x for x in (str(st.get("agent") or ""), kind_label(st.get("kind")),
                                           str(st.get("tool_name") or "")) if x)
             text = str(st.get("text") or "")
             if st.get("tool_args"):
                 text = (text + "\n" if text else "") + str(st["tool_args"])
             more = "…" if len(text) > EXCERPT_CHARS else ""
             bg = "#22262c" if is_dark(self.palette()) else "#f3f4f6"
-            out.append(f"<p><b>{e(self.tr('Step {n}').format(n=s.step))}</b> <span style='color:gray'>{e(head)}</span></p>"
+            step_label = self.tr("Step {n}").format(n=s.step)
+            out.append(f"<p><b>{e(step_label)}</b> <span style='color:gray'>{e(head)}</span></p>"
                        f"<pre style='background:{bg}; padding:6px; white-space:pre-wrap'>{e(text[:EXCERPT_CHARS])}{more}</pre>")
             if st.get("error_text"):
                 out.append(f"<p style='color:#D64545'>⚠ {e(str(st['error_text'])[:400])}</p>")
@@ -567,11 +584,15 @@ class TaggingDesk(QWidget):
             self.summary.setText(e(self.tr("No reviewed runs with a judge attribution yet. Accept, reject or relabel "
                                            "suggestions in the queue, or tag failed runs, to measure agreement.")))
         else:
+            kappa = self.tr("Cohen’s κ")
+            compared = self.tr("{n} runs compared").format(n=ag.n)
+            observed = self.tr("observed agreement")
+            same_step = self.tr("same decisive step")
             self.summary.setText(
-                f"<span style='font-size:x-large'>{e(self.tr('Cohen’s κ'))} <b>{self._fmt(ag.kappa)}</b></span><br>"
-                f"{e(self.tr('{n} runs compared').format(n=ag.n))}"
-                f" &nbsp;·&nbsp; {e(self.tr('observed agreement'))} <b>{self._fmt(ag.observed, True)}</b>"
-                f" &nbsp;·&nbsp; {e(self.tr('same decisive step'))} <b>{self._fmt(ag.step_agreement, True)}</b>")
+                f"<span style='font-size:x-large'>{e(kappa)} <b>{self._fmt(ag.kappa)}</b></span><br>"
+                f"{e(compared)}"
+                f" &nbsp;·&nbsp; {e(observed)} <b>{self._fmt(ag.observed, True)}</b>"
+                f" &nbsp;·&nbsp; {e(same_step)} <b>{self._fmt(ag.step_agreement, True)}</b>")
         judge_n: dict[str, int] = {}
         analyst_n: dict[str, int] = {}
         both_n: dict[str, int] = {}

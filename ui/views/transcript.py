@@ -34,12 +34,16 @@ from ui.models.steps_list import (
     StepListModel,
     analysis_fingerprint,
     build_cards,
+    match_spans,
     run_annotations,
     search_steps,
 )
 from ui.theme import CATEGORY_COLORS, OUTCOME_COLORS
 from ui.views.chain_overlay import ChainOverlay
-from ui.views.step_delegate import ANALYST_MARK, StepCardDelegate
+from ui.views.step_delegate import ANALYST_MARK, FOLD_LINES, StepCardDelegate
+
+FOLDED_CHARS = 300
+"""A match further into a step's text than this unfolds the card when the search steps to it."""
 
 
 class TranscriptView(QWidget):
@@ -67,6 +71,7 @@ class TranscriptView(QWidget):
         self.search.setObjectName("transcriptSearch")
         self.search.setPlaceholderText(self.tr("Find in this run…"))
         self.search.setClearButtonEnabled(True)
+        self.search.setMinimumWidth(180)  # stays usable when the match count and buttons crowd the bar
         self.search.setToolTip(self.tr("Search this run's steps (Ctrl+F); Enter jumps to the next match, Shift+Enter to the previous"))
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
@@ -74,7 +79,8 @@ class TranscriptView(QWidget):
         self._search_timer.timeout.connect(self._run_search)
         self.search.textChanged.connect(lambda _t: self._search_timer.start())
         self.search.returnPressed.connect(lambda: self.next_match(1))
-        QShortcut(QKeySequence("Shift+Return"), self.search, activated=lambda: self.next_match(-1))
+        _back_shortcuts(self.search, lambda: self.next_match(-1))
+        self._mirrored = ""
         self.match_label = QLabel(self)
         self.match_label.setObjectName("matchLabel")
         self.prev_btn = self._tool_button("▲", self.tr("Previous match (Shift+Enter)"), lambda: self.next_match(-1))
@@ -232,8 +238,9 @@ class TranscriptView(QWidget):
         analyst = self._analyst_decisive(str(trace_id))
         if analyst:
             steps = ", ".join(str(s) for s in analyst)
+            label = self.tr("analyst: step {step}").format(step=steps)
             parts.append(f"<span style='color:{ANALYST_MARK}'><b>"
-                         f"{html.escape(self.tr('analyst: step {step}').format(step=steps)).replace(' ', '&nbsp;')}</b></span>")
+                         f"{html.escape(label).replace(' ', '&nbsp;')}</b></span>")
         self.title.setText(" &nbsp;·&nbsp; ".join(parts))
         task = str(row.get("task") or "")
         short = task.replace("\n", " ")
@@ -348,7 +355,7 @@ class TranscriptView(QWidget):
         tid = self.model.trace_id
         text = self.search.text()
         self._matches = search_steps(self.session.run_steps(tid), text) if tid else []
-        self.model.set_matches(set(self._matches))
+        self.model.set_matches(set(self._matches), text)
         if not text.strip():
             self.match_label.clear()
         elif not self._matches:
@@ -370,9 +377,42 @@ class TranscriptView(QWidget):
             target = next((s for s in reversed(self._matches) if cur is None or s < cur), self._matches[-1])
         i = self._matches.index(target)
         self.match_label.setText(self.tr("{i} of {n}").format(i=i + 1, n=len(self._matches)))
+        self._unfold_to_match(target)
         self.session.select(step=target, steps=(target,), finding=None)
+
+    def _unfold_to_match(self, step: int) -> None:
+        """Unfold a card whose first match lies below what the folded card shows."""
+        row = self.model.row_of(step)
+        card = self.model.card(row)
+        if card is None or card.expanded:
+            return
+        spans = match_spans(card.text, self.search.text())
+        if spans and (spans[0][0] > FOLDED_CHARS or card.text[: spans[0][0]].count("\n") >= FOLD_LINES - 1):
+            self.model.set_expanded(row, True)
+
+    def follow_runs_search(self, box: QLineEdit) -> None:
+        """Highlight the runs table's search text in the open run as well.
+
+        While the transcript's own find field is empty (or still holds the mirrored text), it
+        follows ``box``; Enter / Shift+Enter in ``box`` step through the matches of the open run.
+        """
+        box.textChanged.connect(self._mirror_runs_search)
+        box.returnPressed.connect(lambda: self.next_match(1))
+        _back_shortcuts(box, lambda: self.next_match(-1))
+
+    def _mirror_runs_search(self, text: str) -> None:
+        if self.search.text() in ("", self._mirrored):  # the analyst's own find text wins
+            self._mirrored = text
+            self.search.setText(text)
 
     def focus_search(self) -> None:
         """Put the cursor in the search field."""
         self.search.setFocus()
         self.search.selectAll()
+
+
+def _back_shortcuts(box: QLineEdit, slot: Any) -> None:
+    """Shift+Enter (both Return keys) calls ``slot`` while ``box`` has the focus."""
+    for keys in ("Shift+Return", "Shift+Enter"):
+        sc = QShortcut(QKeySequence(keys), box, activated=slot)
+        sc.setContext(Qt.ShortcutContext.WidgetShortcut)
