@@ -28,6 +28,7 @@ import argparse
 import importlib
 import importlib.util
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -244,7 +245,7 @@ def chinese_main_window(target: Path, session: object, tid: str | None) -> Path:
             step = int(row["decisive_step"]) if row.get("decisive_step") is not None else None
             session.select(trace_ids=(tid,), trace_id=tid, step=step,  # type: ignore[attr-defined]
                            steps=(step,) if step is not None else ())
-            words = [w for w in str(_step_text(session, tid, step)).split() if len(w) >= 5 and w.isalpha()]
+            words = re.findall(r"[A-Za-z]{5,}", str(_step_text(session, tid, step)))  # also inside tool calls
             if words:
                 window.transcript.search.setText(words[0])
         window.bridge.flush()
@@ -267,7 +268,10 @@ def _step_text(session: object, tid: str, step: int | None) -> str:
         return ""
     steps = session.run_steps(tid)  # type: ignore[attr-defined]
     row = steps.filter(pl.col("step") == step)
-    return str(row["text"][0] or "") if row.height else ""
+    if not row.height:
+        return ""
+    cols = [c for c in ("text", "tool_args") if c in row.columns]  # a tool call's text is its arguments
+    return " ".join(str(row[c][0] or "") for c in cols)
 
 
 def prepare_insights(window: object, embedder: object) -> None:
