@@ -95,7 +95,9 @@ TRANSFER_FEATURES: tuple[str, ...] = (
 )
 """The features the shipped weights use. Each is structural (who acts, in what order, what
 follows an error) and kept its sign and use when fitted on two development sets and scored
-on the third (README, ablation table). The other columns are fitted only within one system:
+on the third (README, ablation table). ``top_actor_first_turn`` is not fitted there: it carries
+the fixed structural prior (:data:`analyzer.attribution.fit.TRANSFER_PRIOR`). The other columns
+are fitted only within one system:
 ``trajscope eval --cv`` and the analyst's own labels (adaptation) free them."""
 
 _ACTION_RE = re.compile(r"<action>|^\s*Action\s*:", re.MULTILINE | re.IGNORECASE)
