@@ -39,6 +39,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_traces"
+FUZZ_SEEDS = ROOT / "bench" / "fuzz_seeds"
 
 OUTCOMES = ("loaded", "reported", "lost", "crash", "hang")
 
@@ -65,11 +66,16 @@ def classify(errors: Iterable[Any]) -> str:
 
 
 def samples_by_importer(host: Any, root: Path = SAMPLES) -> dict[str, list[Path]]:
-    """Committed sample files per importer id (the files each importer claims)."""
+    """Committed sample files per importer id (the files each importer claims).
+
+    Besides ``root`` (``sample_traces/``), the seeds in ``bench/fuzz_seeds/`` count: they give
+    importers without a committed sample something to mutate.
+    """
     from analyzer.loading.loader import claim, iter_files
 
     out: dict[str, list[Path]] = {}
-    for path in iter_files([root]):
+    roots = [root] + ([FUZZ_SEEDS] if root == SAMPLES and FUZZ_SEEDS.is_dir() else [])
+    for path in iter_files(roots):
         if path.name.lower() in ("readme.md", "license") or any(s.is_sidecar(path) for s in host.importers()):
             continue
         spec, _cands, _problem = claim(path, host)
