@@ -302,7 +302,7 @@ def args_text(value: Any) -> str | None:
     return guard.dumps(value)
 
 
-def iter_records(path: Path, ctx: ImportContext, shape_error: str) -> Iterator[tuple[str, Any]]:
+def iter_records(path: Path, ctx: ImportContext, shape_error: str | Message) -> Iterator[tuple[str, Any]]:
     """Yield ``(record locator, value)`` for the records of a one-record-per-item file.
 
     ``.jsonl``/``.ndjson``: one record per line (``line N``); otherwise a JSON document holding

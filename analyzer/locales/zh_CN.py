@@ -114,6 +114,7 @@ LOAD: dict[str, str] = {
 }
 """Load-problem message id -> template."""
 
+
 REPORT: dict[str, str] = {
     # headings and labels
     "Generated": "生成于",
