@@ -9,6 +9,8 @@ or, for :data:`REPORT`, the English text of the report templates. Keep every ``{
 
 from __future__ import annotations
 
+from analyzer.locales.zh_CN_import import IMPORT as IMPORT  # the built-in importers' reasons
+
 STEP_WORD = "步骤 {n}"
 """A step reference."""
 
