@@ -203,7 +203,7 @@ IMPORT_MESSAGES: dict[str, str] = {
     "otel_object_skipped": "{reason}; skipped",
     "otel_unexpected_trace": "unexpected span content ({error}); trace skipped",
     "otel_no_steps": "trace has no LLM, tool or retriever spans; skipped",
-    # core readers the importers call (analyzer.guard.inflate_capped, analyzer.loading.jsonio.iter_jsonl_frames)
+    # core readers the importers call (analyzer.guard.inflate_capped, analyzer.loading.jsonio.iter_line_chunks)
     "member_inflates_past_cap": "member inflates past {cap}, the cap ({setting}); refused while inflating",
     "member_inflate_ratio": "member inflates more than {ratio} times its compressed size ({packed} -> over {unpacked}), the cap ({setting}); refused while inflating (a zip bomb?)",
     "cannot_map": "cannot map file for reading: {error}",

@@ -192,7 +192,7 @@ IMPORT: dict[str, str] = {
     "otel_object_skipped": "{reason}；已跳过",
     "otel_unexpected_trace": "意外的 span 内容（{error}）；已跳过该追踪",
     "otel_no_steps": "追踪没有 LLM、工具或检索 span；已跳过",
-    # core readers the importers call (analyzer.guard.inflate_capped, analyzer.loading.jsonio.iter_jsonl_frames)
+    # core readers the importers call (analyzer.guard.inflate_capped, analyzer.loading.jsonio.iter_line_chunks)
     "member_inflates_past_cap": "该成员解压后超过 {cap}，即上限（{setting}）；解压时已拒绝",
     "member_inflate_ratio": "该成员解压后超过其压缩大小的 {ratio} 倍（{packed} -> 超过 {unpacked}），即上限（{setting}）；解压时已拒绝（可能是 zip 炸弹）",
     "cannot_map": "无法映射文件以供读取：{error}",
