@@ -1,5 +1,9 @@
 """Reasons the built-in importer plugins give, as message ids plus parameters.
 
+Also the reasons of the readers they share in the core (``analyzer.guard``'s capped inflate,
+``analyzer.loading.jsonio``) and the content checks the loader makes of a file no importer
+claimed (``analyzer.loading.diagnose``: binary, UTF-16, not UTF-8).
+
 An importer states a bad file or record as ``ctx.error(where, imsg("id", ...))`` or
 ``raise ImportFailure(imsg("id", ...))``; :class:`analyzer.errors.LoadError` then keeps the
 English text below as ``reason`` (byte for byte what the importer wrote before it had ids: the
@@ -207,6 +211,19 @@ IMPORT_MESSAGES: dict[str, str] = {
     "member_inflates_past_cap": "member inflates past {cap}, the cap ({setting}); refused while inflating",
     "member_inflate_ratio": "member inflates more than {ratio} times its compressed size ({packed} -> over {unpacked}), the cap ({setting}); refused while inflating (a zip bomb?)",
     "cannot_map": "cannot map file for reading: {error}",
+    # content checks of a file no importer claimed (analyzer.loading.diagnose)
+    "binary_png": "file is binary (a PNG image), not JSON text",
+    "binary_jpeg": "file is binary (a JPEG image), not JSON text",
+    "binary_gif": "file is binary (a GIF image), not JSON text",
+    "binary_pdf": "file is binary (a PDF document), not JSON text",
+    "binary_zip": "file is binary (a zip archive), not JSON text",
+    "binary_gzip": "file is binary (a gzip archive), not JSON text",
+    "binary_zstd": "file is binary (a zstd archive), not JSON text",
+    "binary_sqlite": "file is binary (an SQLite database), not JSON text",
+    "binary_parquet": "file is binary (a Parquet file), not JSON text",
+    "text_utf16": "file is UTF-16 text; save it as UTF-8",
+    "text_nul": "file looks binary (contains NUL bytes), not JSON text",
+    "text_not_utf8": "file is not valid UTF-8 text (bad byte at offset {offset})",
 }
 """Message id -> English template (ids are disjoint from :data:`analyzer.reasons.LOAD_MESSAGES`;
 a test checks, and that every id has a Chinese template with the same placeholders)."""

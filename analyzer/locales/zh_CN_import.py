@@ -196,5 +196,18 @@ IMPORT: dict[str, str] = {
     "member_inflates_past_cap": "该成员解压后超过 {cap}，即上限（{setting}）；解压时已拒绝",
     "member_inflate_ratio": "该成员解压后超过其压缩大小的 {ratio} 倍（{packed} -> 超过 {unpacked}），即上限（{setting}）；解压时已拒绝（可能是 zip 炸弹）",
     "cannot_map": "无法映射文件以供读取：{error}",
+    # content checks of a file no importer claimed (analyzer.loading.diagnose)
+    "binary_png": "文件是二进制数据（PNG 图片），不是 JSON 文本",
+    "binary_jpeg": "文件是二进制数据（JPEG 图片），不是 JSON 文本",
+    "binary_gif": "文件是二进制数据（GIF 图片），不是 JSON 文本",
+    "binary_pdf": "文件是二进制数据（PDF 文档），不是 JSON 文本",
+    "binary_zip": "文件是二进制数据（zip 压缩包），不是 JSON 文本",
+    "binary_gzip": "文件是二进制数据（gzip 压缩包），不是 JSON 文本",
+    "binary_zstd": "文件是二进制数据（zstd 压缩包），不是 JSON 文本",
+    "binary_sqlite": "文件是二进制数据（SQLite 数据库），不是 JSON 文本",
+    "binary_parquet": "文件是二进制数据（Parquet 文件），不是 JSON 文本",
+    "text_utf16": "文件是 UTF-16 文本；请另存为 UTF-8",
+    "text_nul": "文件看起来是二进制数据（含 NUL 字节），不是 JSON 文本",
+    "text_not_utf8": "文件不是有效的 UTF-8 文本（偏移量 {offset} 处有错误字节）",
 }
 """Importer message id -> template."""

@@ -145,6 +145,35 @@ def test_no_plain_words_left_in_the_importers() -> None:
     assert found == FREE_TEXT_SITES, found
 
 
+NEAR_MISS_SITES = 3
+"""Near-miss reasons (``looks like X but has no `key```) are still plain words: ``KeyRule.near_miss``
+(analyzer/loading/structure.py), ``AtifImporter.near_miss`` and ``WhoAndWhenImporter.near_miss``;
+the loader quotes them in ``no importer recognised`` reasons (analyzer/loading/diagnose.py)."""
+
+
+def test_the_remaining_plain_words_are_the_near_miss_reasons() -> None:
+    files = [*sorted((ROOT / "plugins" / "importers").glob("*.py")), ROOT / "analyzer" / "loading" / "structure.py"]
+    sites = sum(len(re.findall(r'f?"looks like ', p.read_text(encoding="utf-8"))) for p in files)
+    assert sites == NEAR_MISS_SITES
+
+
+def test_files_no_importer_claims_get_message_ids_too(tmp_path: Path) -> None:
+    from analyzer.loading import load
+
+    files = [*sorted((ROOT / "tests" / "data" / "hostile").iterdir()),
+             *sorted(p for p in (ROOT / "tests" / "data" / "fuzz").iterdir() if "__" in p.name)]
+    (tmp_path / "utf16.json").write_bytes('{"a": 1}'.encode("utf-16"))
+    (tmp_path / "latin.jsonl").write_bytes(b'{"a": "\xe9t\xe9"}\n')
+    (tmp_path / "page.json").write_bytes(b"%PDF-1.4 ...")
+    res = load([*files, *sorted(tmp_path.iterdir())])
+    assert res.errors and all(e.message is not None for e in res.errors), [str(e) for e in res.errors if not e.message]
+    ids = {e.message.id for e in res.errors if e.message is not None}
+    assert {"binary_png", "binary_pdf", "text_utf16", "text_nul"} <= ids, ids
+    for e in res.errors:
+        assert e.message is not None and render_en(e.message) == e.reason
+        assert CJK.search(load_error_text(e, "zh_CN").rsplit(": ", 1)[-1]), e
+
+
 def test_a_wrapped_reason_renders_its_inner_message_in_the_language_too() -> None:
     inner = reason("json_invalid", where="line 3", error="unexpected character")
     m = wrap("inspect_sample_skipped", inner)
