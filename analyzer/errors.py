@@ -17,8 +17,9 @@ class LoadError:
         record: Record locator inside the file (``line 12``, ``samples/3.json``) or None.
         importer: Importer id that tried, or None when no importer claimed the file.
         reason: What went wrong, in plain words (English).
-        message: The same reason as a message id plus parameters (:mod:`analyzer.reasons`),
-            when the loader wrote it; None for an importer's own words.
+        message: The same reason as a message id plus parameters (:mod:`analyzer.reasons`,
+            :mod:`analyzer.import_messages`), when the loader or a built-in importer wrote it;
+            None for a third-party importer's own words.
     """
 
     file: str
@@ -48,8 +49,9 @@ class ImportFailure(Exception):
     """Raised by an importer when a whole file (or record) cannot be read.
 
     Args:
-        reason: What went wrong, in plain words, or as a load-problem message
-            (:mod:`analyzer.reasons`; ``reason`` then holds its English text).
+        reason: What went wrong, in plain words, or as a load-problem or importer message
+            (:mod:`analyzer.reasons`, :mod:`analyzer.import_messages`; ``reason`` then holds its
+            English text).
         record: Record locator, if the failure is about one record.
     """
 

@@ -29,6 +29,7 @@ from typing import IO, Any
 import orjson
 
 from analyzer.errors import ImportFailure
+from analyzer.import_messages import imsg
 from analyzer.settings import LoadLimits, format_bytes
 
 CUT_MARKER = "[nesting cut at depth {depth}]"
@@ -263,12 +264,10 @@ def inflate_capped(read: Callable[[int], bytes], compressed_bytes: int, record: 
             break
         out += chunk
         if len(out) > cap:
-            raise ImportFailure(f"member inflates past {format_bytes(cap)}, the cap "
-                                f"({LoadLimits.setting('max_member_bytes')}); refused while inflating",
-                                record=record)
+            raise ImportFailure(imsg("member_inflates_past_cap", cap=format_bytes(cap),
+                                     setting=LoadLimits.setting('max_member_bytes')), record=record)
         if len(out) > lim.ratio_floor_bytes and len(out) > lim.max_inflate_ratio * max(compressed_bytes, 1):
-            raise ImportFailure(f"member inflates more than {lim.max_inflate_ratio:g} times its compressed "
-                                f"size ({format_bytes(compressed_bytes)} -> over {format_bytes(len(out))}), "
-                                f"the cap ({LoadLimits.setting('max_inflate_ratio')}); refused while inflating "
-                                "(a zip bomb?)", record=record)
+            raise ImportFailure(imsg("member_inflate_ratio", ratio=f"{lim.max_inflate_ratio:g}",
+                                     packed=format_bytes(compressed_bytes), unpacked=format_bytes(len(out)),
+                                     setting=LoadLimits.setting('max_inflate_ratio')), record=record)
     return bytes(out)

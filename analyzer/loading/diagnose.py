@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import ImportFailure
+from analyzer.import_messages import imsg
 from analyzer.loading.jsonio import parse_json
 from analyzer.messages import Message
 from analyzer.reasons import reason
@@ -20,16 +21,17 @@ FULL_PARSE_BYTES = 16 * 1024 * 1024
 """JSON documents up to this size are parsed whole to find out why nobody claimed them."""
 
 _MAGIC: tuple[tuple[bytes, str], ...] = (
-    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
-    (b"\xff\xd8\xff", "a JPEG image"),
-    (b"GIF8", "a GIF image"),
-    (b"%PDF", "a PDF document"),
-    (b"PK\x03\x04", "a zip archive"),
-    (b"\x1f\x8b", "a gzip archive"),
-    (b"\x28\xb5\x2f\xfd", "a zstd archive"),
-    (b"SQLite format 3\x00", "an SQLite database"),
-    (b"PAR1", "a Parquet file"),
+    (b"\x89PNG\r\n\x1a\n", "png"),
+    (b"\xff\xd8\xff", "jpeg"),
+    (b"GIF8", "gif"),
+    (b"%PDF", "pdf"),
+    (b"PK\x03\x04", "zip"),
+    (b"\x1f\x8b", "gzip"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+    (b"SQLite format 3\x00", "sqlite"),
+    (b"PAR1", "parquet"),
 )
+"""Magic bytes -> kind (message ``binary_<kind>`` of :mod:`analyzer.import_messages`)."""
 _LINES_SUFFIXES = (".jsonl", ".ndjson")
 
 
@@ -60,21 +62,21 @@ def _kind(value: Any) -> str:
     return "object" if isinstance(value, dict) else "list"
 
 
-def _text_problem(head: bytes, whole: bool) -> str | None:
+def _text_problem(head: bytes, whole: bool) -> Message | None:
     """Binary / encoding problems visible in the head, or None."""
-    for magic, what in _MAGIC:
+    for magic, kind in _MAGIC:
         if head.startswith(magic):
-            return f"file is binary ({what}), not JSON text"
+            return imsg(f"binary_{kind}")
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return "file is UTF-16 text; save it as UTF-8"
+        return imsg("text_utf16")
     if b"\x00" in head[:8192]:
-        return "file looks binary (contains NUL bytes), not JSON text"
+        return imsg("text_nul")
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as exc:
         # a multi-byte character cut by the end of the head is not an error
         if whole or exc.start < len(head) - 4:
-            return f"file is not valid UTF-8 text (bad byte at offset {exc.start})"
+            return imsg("text_not_utf8", offset=exc.start)
     return None
 
 

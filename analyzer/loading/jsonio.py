@@ -19,6 +19,7 @@ import orjson
 
 from analyzer import guard
 from analyzer.errors import ImportFailure
+from analyzer.import_messages import imsg
 from analyzer.messages import Message
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.reasons import reason
@@ -171,7 +172,7 @@ def iter_line_chunks(
         try:
             mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
         except (OSError, ValueError) as exc:
-            raise ImportFailure(f"cannot map file for reading: {exc}") from None
+            raise ImportFailure(imsg("cannot_map", error=str(exc))) from None
         with mm:
             pos = 3 if mm[:3] == b"\xef\xbb\xbf" else 0
             lineno = 1
@@ -302,7 +303,7 @@ def args_text(value: Any) -> str | None:
     return guard.dumps(value)
 
 
-def iter_records(path: Path, ctx: ImportContext, shape_error: str) -> Iterator[tuple[str, Any]]:
+def iter_records(path: Path, ctx: ImportContext, shape_error: str | Message) -> Iterator[tuple[str, Any]]:
     """Yield ``(record locator, value)`` for the records of a one-record-per-item file.
 
     ``.jsonl``/``.ndjson``: one record per line (``line N``); otherwise a JSON document holding

@@ -81,7 +81,8 @@ def catalogue(english: Mapping[str, str], domain: str, lang: str) -> dict[str, s
 
     Args:
         english: The English catalogue (id -> template).
-        domain: ``"rationale"`` or ``"load"``.
+        domain: ``"rationale"``, ``"load"`` or ``"import"`` (the language module's dict of
+            that name in upper case).
         lang: Language code.
     """
     mod = _module(lang)
@@ -129,9 +130,20 @@ def reason_text(message: Message | None, fallback: str, lang: str) -> str:
     """A load problem's reason in ``lang`` (its English ``fallback`` when it has no message)."""
     if message is None or normalise_language(lang) == "en":
         return fallback
-    from analyzer.reasons import LOAD_MESSAGES
+    from analyzer.reasons import LOAD_MESSAGES, english_catalogue
 
-    return render_message(message, LOAD_MESSAGES, "load", lang)
+    english = english_catalogue(message.id)
+    if message.id not in english:
+        return fallback
+    if english is LOAD_MESSAGES:
+        return render_message(message, english, "load", lang)
+    from analyzer.import_messages import INNER, inner_message
+
+    inner = inner_message(message)
+    if inner is not None:  # a wrapper: its inner reason in ``lang`` too
+        text = reason_text(inner, str(message.params.get(INNER, "")), lang)
+        message = Message(message.id, {**message.params, INNER: text})
+    return render_message(message, english, "import", lang)
 
 
 def load_error_text(error: LoadError, lang: str) -> str:

@@ -9,6 +9,8 @@ or, for :data:`REPORT`, the English text of the report templates. Keep every ``{
 
 from __future__ import annotations
 
+from analyzer.locales.zh_CN_import import IMPORT as IMPORT  # the built-in importers' reasons
+
 STEP_WORD = "步骤 {n}"
 """A step reference."""
 
@@ -113,6 +115,7 @@ LOAD: dict[str, str] = {
     "duplicate_from_files": "已跳过 1 个重复运行：同一来源的相同记录已从其他 {files} 个文件加载",
 }
 """Load-problem message id -> template."""
+
 
 REPORT: dict[str, str] = {
     # headings and labels

@@ -42,8 +42,10 @@ class ImportContext:
 
         Args:
             record: Record locator (``line 12``), or None for the whole file.
-            reason: Plain words, or a load-problem message (:mod:`analyzer.reasons`), which the
-                app shows in the analyst's language; ``errors`` holds its English text.
+            reason: Plain words (a third-party importer's own, shown as written), or a message:
+                a load-problem message (:mod:`analyzer.reasons`) or an importer message
+                (:func:`analyzer.import_messages.imsg`), which the app and ``--lang`` show in
+                the analyst's language; ``errors`` holds its English text either way.
         """
         if isinstance(reason, Message):
             self.messages[len(self.errors)] = reason

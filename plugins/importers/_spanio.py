@@ -21,8 +21,10 @@ from typing import Any
 import orjson
 
 from analyzer.errors import ImportFailure
+from analyzer.import_messages import imsg
 from analyzer.loading.jsonio import MAX_DOCUMENT_BYTES, MAX_LINE_BYTES, decode_text, parse_json
 from analyzer.plugin_host.protocols import ImportContext
+from analyzer.reasons import reason
 from analyzer.schema.models import Trajectory
 
 _NEXT_OBJECT = re.compile(r"\n(?=\{)")
@@ -39,9 +41,10 @@ def _stdlib_loads(text: str, where: str) -> Any:
     try:
         return json.loads(text)
     except RecursionError:
-        raise ImportFailure(f"{where} is nested too deeply to read safely") from None
+        raise ImportFailure(reason("json_too_deep", where=where)) from None
     except json.JSONDecodeError as exc:
-        raise ImportFailure(f"{where} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+        raise ImportFailure(reason("json_invalid", where=where,
+                                   error=f"{exc.msg} at line {exc.lineno}, column {exc.colno}")) from None
 
 
 def read_json_values(path: Path, ctx: ImportContext, max_bytes: int = MAX_DOCUMENT_BYTES) -> list[tuple[str, Any]]:
@@ -56,20 +59,21 @@ def read_json_values(path: Path, ctx: ImportContext, max_bytes: int = MAX_DOCUME
     """
     size = path.stat().st_size
     if size == 0:
-        raise ImportFailure("file is empty")
+        raise ImportFailure(reason("file_empty"))
     if size > max_bytes:
-        raise ImportFailure(f"file is {size / 1e6:.0f} MB, over the {max_bytes / 1e6:.0f} MB limit for one JSON document")
+        raise ImportFailure(imsg("document_over_limit", size=f"{size / 1e6:.0f}", limit=f"{max_bytes / 1e6:.0f}"))
     raw = path.read_bytes()
     exact = _BIG_INT.search(raw) is not None
     try:
         doc = parse_json(raw, "file")
     except ImportFailure as exc:
-        reason = exc.reason
+        failure = exc
     else:
         return [("$", _stdlib_loads(decode_text(raw, "file"), "file") if exact else doc)]
-    if ("unexpected content after document" not in reason and "more data after the end" not in reason
-            and "trailing" not in reason):
-        raise ImportFailure(reason)
+    text = failure.reason
+    if ("unexpected content after document" not in text and "more data after the end" not in text
+            and "trailing" not in text):
+        raise ImportFailure(failure.message or text)
     return _concatenated(decode_text(raw, "file"), ctx)
 
 
@@ -88,10 +92,13 @@ def _concatenated(text: str, ctx: ImportContext) -> list[tuple[str, Any]]:
         try:
             value, end = _DECODER.raw_decode(text, pos)
         except (json.JSONDecodeError, RecursionError) as exc:
-            reason = ("nested too deeply to read safely" if isinstance(exc, RecursionError)
-                      else f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})")
             m = _NEXT_OBJECT.search(text, pos + 1)
-            ctx.error(where, f"{reason}; skipped to the next object" if m else f"{reason}; rest of the file skipped")
+            then = "next" if m else "rest"
+            if isinstance(exc, RecursionError):
+                ctx.error(where, imsg(f"object_too_deep_{then}"))
+            else:
+                ctx.error(where, imsg(f"object_invalid_{then}",
+                                      error=f"{exc.msg} at line {exc.lineno}, column {exc.colno}"))
             if not m:
                 break
             pos = m.end()
@@ -99,7 +106,7 @@ def _concatenated(text: str, ctx: ImportContext) -> list[tuple[str, Any]]:
         out.append((where, value))
         pos = end
     if not out:
-        raise ImportFailure("no readable JSON object in the file")
+        raise ImportFailure(imsg("no_json_object"))
     return out
 
 
@@ -133,7 +140,7 @@ def iter_jsonl_exact(path: Path, ctx: ImportContext, max_line_bytes: int = MAX_L
                     chunk = fh.readline(1 << 20)
                     if not chunk or chunk.endswith(b"\n"):
                         break
-                ctx.error(f"line {lineno}", f"line is longer than {max_line_bytes // (1024 * 1024)} MB; skipped")
+                ctx.error(f"line {lineno}", imsg("line_over_mb", mb=max_line_bytes // (1024 * 1024)))
                 continue
             if not line.strip():
                 continue

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from analyzer.import_messages import imsg
 from analyzer.loading.jsonio import args_text, as_text, first_json_char, iter_records
 from analyzer.loading.structure import JsonShape, KeyRule
 from analyzer.plugin_host.protocols import ImportContext
@@ -77,11 +78,11 @@ class _Builder:
     def item(self, i: int, item: Any) -> None:
         where = f"{self.record} content[{i}]"
         if not isinstance(item, dict):
-            self.ctx.error(where, f"expected a content object, got {type(item).__name__}; skipped")
+            self.ctx.error(where, imsg("adp_content_not_object", type=type(item).__name__))
             return
         cls = class_of(item)
         if cls is None:
-            self.ctx.error(where, f"unknown content class {item.get('class_')!r}; skipped")
+            self.ctx.error(where, imsg("adp_unknown_class", cls=repr(item.get('class_'))))
             return
         meta: dict[str, Any] = {"class": cls}
         reward = opt_float(item.get("reward"))
@@ -156,11 +157,11 @@ def _outcome(details: dict[str, Any]) -> tuple[Outcome, str | None, float | None
 def to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory | None:
     """Convert one ADP trajectory; report problems through ``ctx`` and return None."""
     if not isinstance(obj, dict):
-        ctx.error(record, f"expected an ADP trajectory object, got {type(obj).__name__}")
+        ctx.error(record, imsg("adp_not_object", type=type(obj).__name__))
         return None
     content = obj.get("content")
     if not isinstance(content, list):
-        ctx.error(record, "missing 'content' list" if content is None else "'content' is not a list")
+        ctx.error(record, imsg("adp_no_content" if content is None else "adp_content_not_list"))
         return None
     b = _Builder(record, ctx)
     for i, item in enumerate(content):
@@ -168,7 +169,7 @@ def to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory | Non
             return None
         b.item(i, item)
     if not b.steps:
-        ctx.error(record, "'content' has no readable items")
+        ctx.error(record, imsg("adp_content_empty"))
         return None
     details = as_dict(obj.get("details"))
     meta: dict[str, Any] = {k: v for k, v in obj.items() if k not in _CONSUMED}
@@ -212,11 +213,11 @@ class AdpImporter:
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per ADP record."""
-        for record, obj in iter_records(path, ctx, "expected an ADP trajectory object or a list of them"):
+        for record, obj in iter_records(path, ctx, imsg("adp_shape")):
             try:
                 t = to_trajectory(obj, record, ctx)
             except (TypeError, ValueError, AttributeError, KeyError) as exc:  # a bad record costs only itself
-                ctx.error(record, f"unreadable trajectory ({type(exc).__name__}: {exc}); skipped")
+                ctx.error(record, imsg("adp_unreadable", error=f"{type(exc).__name__}: {exc}"))
                 continue
             if t is not None:
                 yield t

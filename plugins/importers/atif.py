@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import ImportFailure
+from analyzer.import_messages import imsg
 from analyzer.loading.jsonio import args_text, first_json_char, iter_jsonl, read_json_document
 from analyzer.loading.structure import JsonShape
 from analyzer.plugin_host.protocols import ImportContext
@@ -239,7 +240,7 @@ class _Builder:
         for j, call in enumerate(calls):
             if not isinstance(call, dict):
                 self.ctx.error(f"{self.record} steps[{base['native_index']}].tool_calls[{j}]",
-                               "expected a tool call object; skipped")
+                               imsg("atif_call_not_object"))
                 continue
             name = str(call.get("function_name") or call.get("name") or "") or None
             call_id = str(call["tool_call_id"]) if call.get("tool_call_id") else None
@@ -262,12 +263,12 @@ class _Builder:
             return
         results = as_dict(obs).get("results")
         if not isinstance(results, list):
-            self.ctx.error(f"{self.record} steps[{base['native_index']}].observation", "no 'results' list; skipped")
+            self.ctx.error(f"{self.record} steps[{base['native_index']}].observation", imsg("atif_no_results"))
             return
         for j, res in enumerate(results):
             if not isinstance(res, dict):
                 self.ctx.error(f"{self.record} steps[{base['native_index']}].observation.results[{j}]",
-                               "expected a result object; skipped")
+                               imsg("atif_result_not_object"))
                 continue
             text = content_text(res.get("content"))
             call_id = str(res["source_call_id"]) if res.get("source_call_id") else None
@@ -285,20 +286,20 @@ class _Builder:
 def to_trajectory(doc: Any, record: str, path: Path, ctx: ImportContext) -> Trajectory | None:
     """Convert one ATIF document; report and return None when its shape is wrong."""
     if not isinstance(doc, dict):
-        ctx.error(record, f"expected an ATIF trajectory object, got {type(doc).__name__}")
+        ctx.error(record, imsg("atif_not_object", type=type(doc).__name__))
         return None
     version = doc.get("schema_version")
     if not isinstance(version, str) or not version.startswith("ATIF-v"):
-        ctx.error(record, f"missing or unknown schema_version {version!r} (expected ATIF-v1.x)")
+        ctx.error(record, imsg("atif_version", version=repr(version)))
         return None
     steps_raw = doc.get("steps")
     if not isinstance(steps_raw, list):
-        ctx.error(record, "no 'steps' list")
+        ctx.error(record, imsg("atif_no_steps"))
         return None
     b = _Builder(record, ctx)
     for i, s in enumerate(steps_raw):
         if not isinstance(s, dict):
-            ctx.error(f"{record} steps[{i}]", f"expected a step object, got {type(s).__name__}; skipped")
+            ctx.error(f"{record} steps[{i}]", imsg("atif_step_not_object", type=type(s).__name__))
             continue
         b.step(i, s)
     agent = as_dict(doc.get("agent"))
@@ -385,7 +386,7 @@ class AtifImporter:
                     yield t
             return
         if not isinstance(doc, dict):
-            raise ImportFailure("expected an ATIF trajectory object or a list of them")
+            raise ImportFailure(imsg("atif_shape"))
         t = ctx.guarded("$", to_trajectory, doc, "$", path, ctx)
         if t is not None:
             yield t

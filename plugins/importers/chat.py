@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import ImportFailure
+from analyzer.import_messages import imsg, wrap
 from analyzer.loading.jsonio import (
     args_text,
     as_text,
@@ -40,7 +41,9 @@ from analyzer.loading.jsonio import (
     read_json_document,
 )
 from analyzer.loading.structure import JsonShape
+from analyzer.messages import Message
 from analyzer.plugin_host.protocols import ImportContext
+from analyzer.reasons import render_en
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 
 # ---------------------------------------------------------------------------------------------
@@ -152,7 +155,15 @@ def outcome_of(obj: Mapping[str, Any]) -> tuple[Outcome, str | None, float | Non
 
 
 class BadMessages(ValueError):
-    """The messages list has a shape that cannot be read (reason in the message)."""
+    """The messages list has a shape that cannot be read (reason in the message).
+
+    Args:
+        message: The reason as an importer message (``str(exc)`` is its English text).
+    """
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(render_en(message))
+        self.message = message
 
 
 @dataclass
@@ -211,7 +222,7 @@ def _observation(b: _Builder, text: str, *, agent: str, call_id: str | None, too
 def _tool_call_fields(call: Any, native: int) -> tuple[str | None, str | None, str | None]:
     """(name, args_json, id) of an OpenAI tool call (``function`` as object or, Inspect-style, a name)."""
     if not isinstance(call, Mapping):
-        raise BadMessages(f"messages[{native}].tool_calls holds a non-object")
+        raise BadMessages(imsg("chat_call_not_object", index=native))
     fn = call.get("function")
     if isinstance(fn, Mapping):
         name, args = fn.get("name"), fn.get("arguments")
@@ -266,7 +277,7 @@ def _assistant(b: _Builder, msg: Mapping[str, Any], native: int) -> None:
     if isinstance(tool_calls, list):
         calls.extend(_tool_call_fields(c, native) for c in tool_calls)
     elif tool_calls is not None:
-        raise BadMessages(f"messages[{native}].tool_calls is not a list")
+        raise BadMessages(imsg("chat_calls_not_list", index=native))
     fc = msg.get("function_call")
     if isinstance(fc, Mapping):
         calls.append((_opt_str(fc.get("name")), args_text(fc.get("arguments")), None))
@@ -317,7 +328,7 @@ def messages_to_steps(messages: list[Any], list_path: str = "messages") -> list[
     b = _Builder()
     for i, msg in enumerate(messages):
         if not isinstance(msg, Mapping):
-            raise BadMessages(f"messages[{i}] is not an object")
+            raise BadMessages(imsg("chat_message_not_object", index=i))
         role = _role_of(msg.get("role", msg.get("type")))
         if role == "system":
             b.add(agent="system", role=Role.SYSTEM, kind=StepKind.SYSTEM, text=as_text(msg.get("content")),
@@ -333,7 +344,7 @@ def messages_to_steps(messages: list[Any], list_path: str = "messages") -> list[
             _observation(b, as_text(msg.get("content")), agent="tool", call_id=cid, tool_name=name,
                          flag=flag if flag is not None else None, native=i, meta={})
         elif role == "":
-            raise BadMessages(f"messages[{i}] has no role")
+            raise BadMessages(imsg("chat_no_role", index=i))
         elif role == "exit":  # some producers append {"role": "exit"} when the run stops
             b.add(agent="exit", role=Role.ENVIRONMENT, kind=StepKind.OBSERVATION,
                   text=as_text(msg.get("content")), native_index=i, metadata={"raw_role": msg.get("role")})
@@ -381,16 +392,16 @@ def run_to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory |
     elif isinstance(obj, Mapping):
         run = obj
     else:
-        ctx.error(record, "expected a messages list or an object with 'messages'")
+        ctx.error(record, imsg("chat_not_messages"))
         return None
     messages = run.get("messages")
     if not isinstance(messages, list):
-        ctx.error(record, "missing 'messages' list" if messages is None else "'messages' is not a list")
+        ctx.error(record, imsg("chat_no_messages" if messages is None else "chat_messages_not_list"))
         return None
     try:
         steps = messages_to_steps(messages)
     except BadMessages as exc:
-        ctx.error(record, f"{exc}; run skipped")
+        ctx.error(record, wrap("chat_run_skipped", exc.message))
         return None
     system = run.get("system")  # Anthropic keeps the system prompt beside the messages
     if system is not None and as_text(system).strip():
@@ -399,7 +410,7 @@ def run_to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory |
         for i, st in enumerate(steps):
             st.index = i
     if not steps:
-        ctx.error(record, "'messages' is empty")
+        ctx.error(record, imsg("chat_messages_empty"))
         return None
     extra = run.get("metadata")
     if isinstance(extra, Mapping):
@@ -504,4 +515,4 @@ class ChatImporter:
             if t is not None:
                 yield t
             return
-        raise ImportFailure("expected a messages list, an object with 'messages', or a list of such objects")
+        raise ImportFailure(imsg("chat_shape"))

@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from analyzer.errors import ImportFailure
+from analyzer.import_messages import imsg, wrap
 from analyzer.loading.jsonio import as_text, first_json_char, iter_jsonl
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Role, Step, StepKind, Trajectory
@@ -68,7 +69,7 @@ class _Session:
 
     def add(self, lineno: int, obj: Any, ctx: ImportContext) -> None:
         if not isinstance(obj, Mapping):
-            ctx.error(f"line {lineno}", "expected a JSON object (one session event)")
+            ctx.error(f"line {lineno}", imsg("claude_not_object"))
             return
         kind = obj.get("type")
         if kind == "summary":
@@ -90,7 +91,7 @@ class _Session:
             return  # other bookkeeping events (file-history snapshots ...) carry no steps
         msg = obj.get("message")
         if not isinstance(msg, Mapping):
-            ctx.error(f"line {lineno}", f"{kind} event has no 'message' object")
+            ctx.error(f"line {lineno}", imsg("claude_no_message", kind=str(kind)))
             return
         content = msg.get("content")
         blocks = content if isinstance(content, list) else ([{"type": "text", "text": content}]
@@ -120,7 +121,7 @@ class _Session:
         try:
             steps = messages_to_steps(messages)
         except BadMessages as exc:  # content shapes are validated above; this is a defensive net
-            raise ImportFailure(f"unreadable message: {exc}") from None
+            raise ImportFailure(wrap("claude_unreadable", exc.message)) from None
         first_step_of: set[int] = set()
         for st in steps:
             entry = self.entries[st.native_index or 0]
@@ -183,7 +184,7 @@ class ClaudeCodeImporter:
         if ctx.cancel.cancelled:
             return
         if not session.entries:
-            raise ImportFailure("no user, assistant or system events in this session file")
+            raise ImportFailure(imsg("claude_no_events"))
         t = ctx.guarded("$", session.trajectory, path)
         if t is not None:
             yield t

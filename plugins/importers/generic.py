@@ -37,12 +37,14 @@ from pydantic import ValidationError
 
 from analyzer.errors import ImportFailure
 from analyzer.frames.build import steps_frame, traces_frame, trajectories_from_frames
+from analyzer.import_messages import imsg
 from analyzer.loading.jsonio import (
     LINE_CHUNK_BYTES,
     first_json_char,
     iter_jsonl,
     read_json_document,
 )
+from analyzer.messages import Message
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Trajectory
 from plugins.importers.generic_flat import (
@@ -50,7 +52,7 @@ from plugins.importers.generic_flat import (
     first_record,
     read_flat_frames,
     supported_version,
-    version_error,
+    version_message,
 )
 
 _HEAD_MAX = 65536
@@ -64,12 +66,13 @@ _BATCH = 2000
 _LINES_SUFFIXES = (".jsonl", ".ndjson")
 
 
-def _validation_reason(exc: ValidationError) -> str:
+def _validation_reason(exc: ValidationError) -> Message:
     errs = exc.errors()
     e = errs[0]
     loc = ".".join(str(x) for x in e["loc"]) or "(top level)"
-    more = f" (and {len(errs) - 1} more problems)" if len(errs) > 1 else ""
-    return f"field {loc}: {e['msg']}{more}"
+    if len(errs) > 1:
+        return imsg("generic_invalid_more", field=loc, error=str(e["msg"]), more=len(errs) - 1)
+    return imsg("generic_invalid", field=loc, error=str(e["msg"]))
 
 
 def _claims_record(obj: Any) -> bool:
@@ -129,7 +132,7 @@ class GenericImporter:
             return False
         version = first[1].get("schema_version")
         if version is not None and not supported_version(version):
-            raise ImportFailure(version_error(version), record=f"line {first[0]}")
+            raise ImportFailure(version_message(version), record=f"line {first[0]}")
         return True
 
     def read_frames(self, path: Path, ctx: ImportContext) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
@@ -165,22 +168,22 @@ class GenericImporter:
         if isinstance(doc, dict) and "trajectories" in doc:
             version = doc.get("schema_version")
             if version is not None and not supported_version(version):
-                raise ImportFailure(version_error(version))
+                raise ImportFailure(version_message(version))
             items = doc["trajectories"]
             if not isinstance(items, list):
-                raise ImportFailure("'trajectories' must be a list of trajectory objects")
+                raise ImportFailure(imsg("generic_not_list"))
         elif isinstance(doc, list):
             items = doc
         elif isinstance(doc, dict):
             version = doc.get("schema_version")
             if version is not None and not supported_version(version):
-                raise ImportFailure(version_error(version))
+                raise ImportFailure(version_message(version))
             t = ctx.guarded("$", self._one, doc, "$", ctx)
             if t is not None:
                 yield t
             return
         else:
-            raise ImportFailure("expected a trajectory object or a list of them")
+            raise ImportFailure(imsg("generic_shape"))
         for i, obj in enumerate(items):
             if ctx.cancel.cancelled:
                 return
@@ -191,11 +194,11 @@ class GenericImporter:
     @staticmethod
     def _one(obj: Any, record: str, ctx: ImportContext) -> Trajectory | None:
         if not isinstance(obj, dict):
-            ctx.error(record, f"expected a JSON object for a trajectory, got {type(obj).__name__}")
+            ctx.error(record, imsg("generic_not_object", type=type(obj).__name__))
             return None
         version = obj.get("schema_version")
         if version is not None and not supported_version(version):
-            ctx.error(record, version_error(version))
+            ctx.error(record, version_message(version))
             return None
         try:
             t = Trajectory.model_validate(obj)

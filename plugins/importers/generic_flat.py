@@ -33,13 +33,16 @@ from analyzer import guard
 from analyzer.errors import ImportFailure
 from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS
+from analyzer.import_messages import imsg
 from analyzer.loading.jsonio import (
     LINE_CHUNK_BYTES,
     iter_line_chunks,
     line_stats,
     parse_json,
 )
+from analyzer.messages import Message
 from analyzer.plugin_host.protocols import ImportContext
+from analyzer.reasons import render_en
 from analyzer.schema.models import SCHEMA_VERSION, Outcome, Role, StepKind
 
 IMPORTER_ID = "generic"
@@ -76,10 +79,15 @@ def supported_version(value: object) -> bool:
     return isinstance(value, str) and bool(_VERSION_RE.match(value))
 
 
-def version_error(value: object) -> str:
-    """Plain-words reason for an unsupported ``schema_version``."""
+def version_message(value: object) -> Message:
+    """The reason for an unsupported ``schema_version``, as an importer message."""
     shown = repr(value)[:60] if isinstance(value, (str, int, float, bool)) or value is None else _short(value)
-    return f"unsupported schema_version {shown} (this TrajScope reads {_MAJOR}.x)"
+    return imsg("version_unsupported", version=shown, major=_MAJOR)
+
+
+def version_error(value: object) -> str:
+    """Plain-words reason for an unsupported ``schema_version`` (English text of :func:`version_message`)."""
+    return render_en(version_message(value))
 
 
 # ---- per-line checks (the reference semantics; the vectorised path mirrors them) ----------
@@ -101,17 +109,17 @@ def _coerce(name: str, value: Any, dtype: Any) -> Any:
     if dtype == pl.Int64:
         if isinstance(value, int) and not isinstance(value, bool):
             if not _INT64_MIN <= value <= _INT64_MAX:
-                raise ImportFailure(f"field {name}: integer {_short(value)} is out of range (64-bit signed)")
+                raise ImportFailure(imsg("field_int_range", field=name, value=_short(value)))
             return value
-        raise ImportFailure(f"field {name}: expected an integer, got {type(value).__name__} {_short(value)}")
+        raise ImportFailure(imsg("field_not_int", field=name, type=type(value).__name__, value=_short(value)))
     if dtype == pl.Float64:
         if isinstance(value, int | float) and not isinstance(value, bool):
             return float(value)
-        raise ImportFailure(f"field {name}: expected a number, got {type(value).__name__} {_short(value)}")
+        raise ImportFailure(imsg("field_not_number", field=name, type=type(value).__name__, value=_short(value)))
     if dtype == pl.Boolean:
         if isinstance(value, bool):
             return value
-        raise ImportFailure(f"field {name}: expected true or false, got {type(value).__name__} {_short(value)}")
+        raise ImportFailure(imsg("field_not_bool", field=name, type=type(value).__name__, value=_short(value)))
     return value  # pragma: no cover - every declared dtype is handled above
 
 
@@ -130,21 +138,22 @@ def check_line(obj: Any) -> dict[str, Any]:
         ImportFailure: With a plain-words reason when the line is not a valid step.
     """
     if not isinstance(obj, dict):
-        raise ImportFailure(f"expected a JSON object for a step, got {type(obj).__name__}")
+        raise ImportFailure(imsg("flat_not_object", type=type(obj).__name__))
     row = {name: _coerce(name, obj.get(name), dtype) for name, dtype in LINE_SCHEMA.items()}
     if not row["trace_id"]:
-        raise ImportFailure("missing trace_id")
+        raise ImportFailure(imsg("flat_no_trace_id"))
     if row["step"] is None:
-        raise ImportFailure("missing step")
+        raise ImportFailure(imsg("flat_no_step"))
     if row["step"] < 0:
-        raise ImportFailure(f"field step: must be >= 0, got {row['step']}")
+        raise ImportFailure(imsg("flat_negative_step", value=str(row['step'])))
     for name, allowed in (("role", ROLES), ("kind", KINDS)):
         if row[name] is not None and row[name] not in allowed:
-            raise ImportFailure(f"field {name}: {row[name]!r} is not one of {', '.join(allowed)}")
+            raise ImportFailure(imsg("field_not_one_of", field=name, value=repr(row[name]), allowed=', '.join(allowed)))
     if row["outcome"] is not None and row["outcome"].lower() not in OUTCOMES:
-        raise ImportFailure(f"field outcome: {row['outcome']!r} is not one of {', '.join(OUTCOMES)}")
+        raise ImportFailure(imsg("field_not_one_of", field="outcome", value=repr(row['outcome']),
+                                 allowed=', '.join(OUTCOMES)))
     if row["schema_version"] is not None and not supported_version(row["schema_version"]):
-        raise ImportFailure(version_error(row["schema_version"]))
+        raise ImportFailure(version_message(row["schema_version"]))
     return row
 
 
@@ -280,14 +289,13 @@ class FlatReader:
         steps = steps.sort(["_order", "step", _LINE], maintain_order=True)
         first = pl.struct("trace_id", "step").is_first_distinct()
         for tid, step, line in steps.filter(~first).select("trace_id", "step", _LINE).iter_rows():
-            self.ctx.error(f"line {line}", f"step {step} of run {tid!r} was already given on an earlier line; skipped")
+            self.ctx.error(f"line {line}", imsg("flat_step_repeated", step_no=str(step), run=repr(tid)))
         steps = steps.filter(first)
         stats = steps.group_by("trace_id").agg(pl.len().alias("_n"), pl.col("step").max().alias("_max"))
         gappy = stats.filter(pl.col("_max") != pl.col("_n") - 1)
         if gappy.height:
             for tid, n, mx in gappy.select("trace_id", "_n", "_max").iter_rows():
-                self.ctx.error(f"run {tid}", f"step numbers are not 0..{n - 1} (largest is {mx}); "
-                                             "renumbered in order")
+                self.ctx.error(f"run {tid}", imsg("flat_step_gaps", last=str(n - 1), largest=str(mx)))
             bad = pl.col("trace_id").is_in(gappy["trace_id"].to_list())
             steps = steps.with_columns(
                 pl.when(bad).then(pl.int_range(pl.len()).over("trace_id")).otherwise(pl.col("step")).alias("step")

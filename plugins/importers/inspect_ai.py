@@ -50,6 +50,7 @@ from typing import IO, Any
 
 from analyzer import guard
 from analyzer.errors import ImportFailure
+from analyzer.import_messages import imsg, wrap
 from analyzer.loading.jsonio import (
     args_text,
     as_text,
@@ -59,7 +60,9 @@ from analyzer.loading.jsonio import (
     read_json_document,
 )
 from analyzer.loading.structure import JsonShape
+from analyzer.messages import Message
 from analyzer.plugin_host.protocols import ImportContext
+from analyzer.reasons import reason, render_en
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 from analyzer.settings import LoadLimits, format_bytes
 
@@ -159,19 +162,17 @@ class EvalZip:
             self._zf = zipfile.ZipFile(self._fh)
         except Exception as exc:  # BadZipFile, OSError, NotImplementedError ... on a corrupt directory
             self._fh.close()
-            raise ImportFailure(f"not a readable zip archive: the .eval file is truncated or corrupt "
-                                f"({type(exc).__name__}: {exc})") from None
+            raise ImportFailure(imsg("zip_unreadable", error=f"{type(exc).__name__}: {exc}")) from None
         infos = self._zf.infolist()
         cap = guard.limits().max_members
         if len(infos) > cap:
             self.close()
-            raise ImportFailure(f"zip holds {len(infos)} members, over the cap of {cap} "
-                                f"({LoadLimits.setting('max_members')})")
+            raise ImportFailure(imsg("zip_too_many_members", n=len(infos), cap=cap,
+                                     setting=LoadLimits.setting('max_members')))
         size = path.stat().st_size
         if infos and all(not 0 <= i.header_offset < size for i in infos):
             self.close()
-            raise ImportFailure("not a readable zip archive: its directory points outside the file "
-                                "(truncated or corrupt)")
+            raise ImportFailure(imsg("zip_directory_outside"))
 
     def __enter__(self) -> EvalZip:
         return self
@@ -205,12 +206,11 @@ class EvalZip:
         try:
             info = self._zf.getinfo(name)
         except KeyError:
-            raise ImportFailure("member not found in the zip", record=name) from None
+            raise ImportFailure(imsg("zip_member_missing"), record=name) from None
         cap = guard.limits().max_member_bytes
         if info.file_size > cap:
-            raise ImportFailure(f"member is {format_bytes(info.file_size)} uncompressed, over the "
-                                f"{format_bytes(cap)} cap ({LoadLimits.setting('max_member_bytes')}); "
-                                "refused before inflating", record=name)
+            raise ImportFailure(imsg("zip_member_over_cap", size=format_bytes(info.file_size), cap=format_bytes(cap),
+                                     setting=LoadLimits.setting('max_member_bytes')), record=name)
         if info.compress_type == ZIP_METHOD_ZSTD:
             return self._read_zstd(info)
         try:
@@ -219,25 +219,25 @@ class EvalZip:
         except ImportFailure:
             raise
         except NotImplementedError:
-            raise ImportFailure(f"unsupported zip compression method {info.compress_type}", record=name) from None
+            raise ImportFailure(imsg("zip_method", method=info.compress_type), record=name) from None
         except Exception as exc:  # BadZipFile, zlib.error, EOFError, OSError (bad offsets) ...
-            raise ImportFailure(f"cannot decompress member ({type(exc).__name__}: {exc})", record=name) from None
+            raise ImportFailure(imsg("zip_cannot_decompress", error=f"{type(exc).__name__}: {exc}"), record=name) from None
 
     def _raw(self, info: zipfile.ZipInfo) -> bytes:
         if info.header_offset < 0 or info.compress_size < 0:
-            raise ImportFailure("zip directory gives a negative offset or size (file corrupt)", record=info.filename)
+            raise ImportFailure(imsg("zip_negative"), record=info.filename)
         try:
             self._fh.seek(info.header_offset)
         except (OSError, ValueError, OverflowError) as exc:
-            raise ImportFailure(f"zip directory points outside the file ({exc})", record=info.filename) from None
+            raise ImportFailure(imsg("zip_points_outside", error=str(exc)), record=info.filename) from None
         head = self._fh.read(_LOCAL_HEADER.size)
         if len(head) < _LOCAL_HEADER.size or _LOCAL_HEADER.unpack(head)[0] != _LOCAL_SIG:
-            raise ImportFailure("local file header is missing (file truncated or corrupt)", record=info.filename)
+            raise ImportFailure(imsg("zip_no_local_header"), record=info.filename)
         fields = _LOCAL_HEADER.unpack(head)
         self._fh.seek(info.header_offset + _LOCAL_HEADER.size + fields[9] + fields[10])
         data = self._fh.read(info.compress_size)
         if len(data) < info.compress_size:
-            raise ImportFailure(f"member data is truncated ({len(data)} of {info.compress_size} bytes)",
+            raise ImportFailure(imsg("zip_member_truncated", got=len(data), size=info.compress_size),
                                 record=info.filename)
         return data
 
@@ -250,12 +250,11 @@ class EvalZip:
             with reader:
                 out = guard.inflate_capped(reader.read, len(data), info.filename, info.file_size)
         except zstandard.ZstdError as exc:
-            raise ImportFailure(f"cannot decompress zstd member ({exc})", record=info.filename) from None
+            raise ImportFailure(imsg("zstd_cannot_decompress", error=str(exc)), record=info.filename) from None
         if len(out) != info.file_size:
-            raise ImportFailure(f"zstd member decompressed to {len(out)} bytes, the zip directory says "
-                                f"{info.file_size}", record=info.filename)
+            raise ImportFailure(imsg("zstd_size_mismatch", got=len(out), size=info.file_size), record=info.filename)
         if zlib.crc32(out) != info.CRC:
-            raise ImportFailure("zstd member fails its CRC check (corrupt data)", record=info.filename)
+            raise ImportFailure(imsg("zstd_crc"), record=info.filename)
         return out
 
 
@@ -408,11 +407,23 @@ def _tool(b: _Steps, msg: Mapping[str, Any], native: int | None, tool_times: Map
           native_index=native, timestamp=tool_times.get(cid or ""))
 
 
+class BadSample(ValueError):
+    """A sample has a shape that cannot be read.
+
+    Args:
+        message: The reason as an importer message (``str(exc)`` is its English text).
+    """
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(render_en(message))
+        self.message = message
+
+
 def _add_message(b: _Steps, msg: Any, native: int | None,
                  usage: Mapping[str, tuple[int | None, int | None, str | None]],
                  tool_times: Mapping[str, str]) -> None:
     if not isinstance(msg, Mapping):
-        raise ValueError(f"messages[{native}] is not an object")
+        raise BadSample(imsg("inspect_message_not_object", index=str(native)))
     role = msg.get("role")
     if role == "system":
         b.add(agent="system", role=Role.SYSTEM, kind=StepKind.SYSTEM, text=_text_of(msg.get("content")),
@@ -425,7 +436,7 @@ def _add_message(b: _Steps, msg: Any, native: int | None,
     elif role == "tool":
         _tool(b, msg, native, tool_times)
     else:
-        raise ValueError(f"messages[{native}] has an unknown role {role!r}")
+        raise BadSample(imsg("inspect_unknown_role", index=str(native), role=repr(role)))
 
 
 def _usage_of(output: Any) -> tuple[int | None, int | None]:
@@ -551,12 +562,12 @@ def sample_to_trajectory(sample: Any, header: Mapping[str, Any], record: str) ->
         ValueError: When the sample has a shape that cannot be read (reason in the message).
     """
     if not isinstance(sample, dict):
-        raise ValueError("sample is not a JSON object")
+        raise BadSample(imsg("inspect_sample_not_object"))
     events = sample.get("events")
     events = events if isinstance(events, list) else []
     messages = sample.get("messages")
     if messages is not None and not isinstance(messages, list):
-        raise ValueError("'messages' is not a list")
+        raise BadSample(imsg("inspect_messages_not_list"))
     resolve_attachments(sample, skip=frozenset({"events"}) if messages else frozenset())
     if messages:
         usage, tool_times = _event_index(events)
@@ -574,9 +585,9 @@ def sample_to_trajectory(sample: Any, header: Mapping[str, Any], record: str) ->
             uuid = _str(ev.get("uuid")) if isinstance(ev, Mapping) else None
             st.native_step_id = uuid or f"events[{st.native_index}]"
     else:
-        raise ValueError("sample has neither messages nor events")
+        raise BadSample(imsg("inspect_no_messages_events"))
     if not steps:
-        raise ValueError("sample has no readable messages or events")
+        raise BadSample(imsg("inspect_no_readable"))
 
     ev = header.get("eval")
     ev = ev if isinstance(ev, Mapping) else {}
@@ -634,9 +645,14 @@ def _one(sample: Any, header: Mapping[str, Any], record: str, ctx: ImportContext
     try:
         return sample_to_trajectory(sample, header, record)
     except Exception as exc:  # a bad sample costs only itself
-        reason = (str(exc) if type(exc) is ValueError
-                  else f"unexpected sample shape ({type(exc).__name__}: {exc})")
-        ctx.error(record, f"{reason}; sample skipped")
+        inner: Message | str
+        if isinstance(exc, BadSample):
+            inner = exc.message
+        elif type(exc) is ValueError:
+            inner = str(exc)
+        else:
+            inner = imsg("inspect_unexpected_shape", error=f"{type(exc).__name__}: {exc}")
+        ctx.error(record, wrap("inspect_sample_skipped", inner))
         return None
 
 
@@ -666,10 +682,10 @@ class InspectEvalImporter:
             try:
                 doc = parse_json(z.read(name), name)
             except ImportFailure as exc:
-                ctx.error(name, f"{exc.reason}; samples read without the log header")
+                ctx.error(name, wrap("inspect_without_header", exc.message or exc.reason))
                 continue
             if not isinstance(doc, dict):
-                ctx.error(name, "log header is not a JSON object; samples read without it")
+                ctx.error(name, imsg("inspect_header_not_object"))
                 continue
             return doc
         return {}
@@ -679,19 +695,20 @@ class InspectEvalImporter:
         with EvalZip(path) as z:
             names = z.names()
             if not any(_is_inspect_name(n) for n in names):
-                raise ImportFailure("zip holds no Inspect log members (header.json, samples/)")
+                raise ImportFailure(imsg("inspect_no_members"))
             header = self._header(z, ctx)
             members = [n for n in names if n.startswith("samples/") and n.endswith(".json")]
             if not members:
                 status = header.get("status")
-                raise ImportFailure("log holds no samples" + (f" (log status: {status})" if status else ""))
+                raise ImportFailure(imsg("inspect_no_samples_status", status=str(status)) if status
+                                    else imsg("inspect_no_samples"))
             for name in members:
                 if ctx.cancel.cancelled:
                     return
                 try:
                     sample = parse_json(z.read(name), name)
                 except ImportFailure as exc:
-                    ctx.error(exc.record or name, f"{exc.reason}; sample skipped")
+                    ctx.error(exc.record or name, wrap("inspect_sample_skipped", exc.message or exc.reason))
                     continue
                 t = _one(sample, header, name, ctx)
                 if t is not None:
@@ -729,7 +746,7 @@ def _stream_json_header(fh: guard.Utf8RepairReader | IO[bytes]) -> dict[str, Any
             key = value
             continue
         if prefix == "" and event in ("start_array", "string", "number", "boolean", "null"):
-            raise ImportFailure("expected an Inspect log object at the top level")
+            raise ImportFailure(imsg("inspect_not_log"))
         if key is None or prefix != key:
             continue
         if key == "samples":
@@ -780,13 +797,13 @@ class InspectJsonImporter:
     def _read_whole(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         doc = read_json_document(path)
         if not isinstance(doc, dict):
-            raise ImportFailure("expected an Inspect log object at the top level")
+            raise ImportFailure(imsg("inspect_not_log"))
         samples = doc.get("samples")
         header = {k: v for k, v in doc.items() if k != "samples"}
         if samples is None:
-            raise ImportFailure("log holds no samples (header-only log)")
+            raise ImportFailure(imsg("inspect_header_only"))
         if not isinstance(samples, list):
-            raise ImportFailure("'samples' is not a list")
+            raise ImportFailure(imsg("inspect_samples_not_list"))
         for i, sample in enumerate(samples):
             if ctx.cancel.cancelled:
                 return
@@ -798,15 +815,15 @@ class InspectJsonImporter:
         import ijson
 
         if path.stat().st_size == 0:
-            raise ImportFailure("file is empty")
+            raise ImportFailure(reason("file_empty"))
         with path.open("rb") as raw:
             fh = guard.Utf8RepairReader(raw, count=False)  # invalid bytes become U+FFFD, not a failure
             try:
                 header = _stream_json_header(fh)
             except (ijson.JSONError, ValueError) as exc:
-                raise ImportFailure(f"file is not valid JSON or is truncated ({_first_line(exc)})") from None
+                raise ImportFailure(imsg("inspect_invalid", error=_first_line(exc))) from None
         if "eval" not in header:
-            raise ImportFailure("not an Inspect log: no 'eval' header")
+            raise ImportFailure(imsg("inspect_no_eval"))
         i = -1
         with path.open("rb") as raw:
             fh = guard.Utf8RepairReader(raw)  # counted on this pass, which reads the whole file
@@ -818,8 +835,7 @@ class InspectJsonImporter:
                     if t is not None:
                         yield t
             except (ijson.JSONError, ValueError) as exc:
-                ctx.error(f"samples[{i + 1}]", f"file is not valid JSON or is truncated here "
-                          f"({_first_line(exc)}); later samples skipped")
+                ctx.error(f"samples[{i + 1}]", imsg("inspect_invalid_here", error=_first_line(exc)))
                 return
         if i < 0:
-            raise ImportFailure("log holds no samples (header-only log, or 'samples' is not a list)")
+            raise ImportFailure(imsg("inspect_no_samples_stream"))

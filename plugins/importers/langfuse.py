@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import ImportFailure
+from analyzer.import_messages import imsg
 from analyzer.loading.jsonio import as_text, first_json_char
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Trajectory
@@ -144,32 +145,32 @@ class LangfuseImporter:
             try:
                 t = self._one(rec, where, ctx)
             except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
-                ctx.error(where, f"unexpected trace content ({type(exc).__name__}: {exc}); trace skipped")
+                ctx.error(where, imsg("lf_unexpected_trace", error=f"{type(exc).__name__}: {exc}"))
                 continue
             if t is not None:
                 found = True
                 yield t
         if not found and not ctx.errors:
-            raise ImportFailure("no Langfuse trace found")
+            raise ImportFailure(imsg("lf_none_found"))
 
     @staticmethod
     def _one(rec: Any, where: str, ctx: ImportContext) -> Trajectory | None:
         if not isinstance(rec, Mapping):
-            ctx.error(where, "not a Langfuse trace object; skipped")
+            ctx.error(where, imsg("lf_not_trace"))
             return None
         if isinstance(rec.get("trace"), Mapping):
             trace, obs_list, scores = rec["trace"], rec.get("observations"), rec.get("scores", rec["trace"].get("scores"))
         else:
             trace, obs_list, scores = rec, rec.get("observations"), rec.get("scores")
         if not isinstance(obs_list, list):
-            ctx.error(where, "Langfuse trace has no 'observations' list; skipped")
+            ctx.error(where, imsg("lf_no_observations"))
             return None
         tid = _text_id(trace.get("id"))
         if tid is None:
             tid = next((_text_id(o.get("traceId")) for o in obs_list if isinstance(o, Mapping) and o.get("traceId")),
                        None)
         if tid is None:
-            ctx.error(where, "Langfuse trace has no 'id'; skipped")
+            ctx.error(where, imsg("lf_no_id"))
             return None
         meta = decode_json_string(trace.get("metadata"))
         root_attrs: dict[str, Any] = {"openinference.span.kind": "CHAIN"}
@@ -196,7 +197,7 @@ class LangfuseImporter:
             try:
                 span = _obs_span(obs, loc, tid, root_id, ids, parents, i + 1, ctx)
             except (TypeError, ValueError, OverflowError, RecursionError) as exc:
-                ctx.error(loc, f"unreadable observation content ({type(exc).__name__}: {exc}); skipped")
+                ctx.error(loc, imsg("lf_unreadable_observation", error=f"{type(exc).__name__}: {exc}"))
                 span = None
             if span is not None:
                 spans.append(span)
@@ -206,7 +207,7 @@ class LangfuseImporter:
             spans[0].status, spans[0].status_message = "ERROR", failed_top.status_message
         t = build_trajectory(tid, spans, None, "langfuse")
         if t is None:
-            ctx.error(where, f"Langfuse trace {tid} has no generation, tool or error observations; skipped")
+            ctx.error(where, imsg("lf_no_steps", trace=str(tid)))
             return None
         t.record = where
         t.framework = "langfuse"
@@ -229,11 +230,11 @@ class LangfuseImporter:
 def _obs_span(obs: Any, loc: str, tid: str, root_id: str, ids: set[str | None], parents: set[str | None],
               order: int, ctx: ImportContext) -> Span | None:
     if not isinstance(obs, Mapping):
-        ctx.error(loc, "observation is not an object; skipped")
+        ctx.error(loc, imsg("lf_observation_not_object"))
         return None
     oid = _text_id(obs.get("id"))
     if oid is None:
-        ctx.error(loc, "observation has no 'id'; skipped")
+        ctx.error(loc, imsg("lf_observation_no_id"))
         return None
     otype = str(obs.get("type") or "SPAN").upper()
     level = str(obs.get("level") or "DEFAULT").upper()
@@ -247,8 +248,7 @@ def _obs_span(obs: Any, loc: str, tid: str, root_id: str, ids: set[str | None], 
     for label in ("startTime", "endTime"):
         raw = obs.get(label)
         if bad_time(raw):
-            ctx.error(loc, f"observation {oid}: {label} {str(raw)[:40]!r} is not a readable, plausible date; "
-                           "the step keeps no time")
+            ctx.error(loc, imsg("lf_bad_time", id=str(oid), field=label, value=repr(str(raw)[:40])))
         times.append(to_ns(raw))
     parent = _text_id(obs.get("parentObservationId"))
     if parent is None or parent not in ids:

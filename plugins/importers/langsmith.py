@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import ImportFailure
+from analyzer.import_messages import imsg
 from analyzer.loading.jsonio import as_text, first_json_char
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Trajectory
@@ -172,17 +173,17 @@ class _Runs:
         while stack:
             run, loc, parent, trace, depth = stack.pop()
             if not isinstance(run, Mapping):
-                self.ctx.error(loc, "run is not an object; skipped")
+                self.ctx.error(loc, imsg("ls_run_not_object"))
                 continue
             try:
                 span = self._span(run, loc, parent, trace)
             except (TypeError, ValueError, OverflowError, RecursionError) as exc:
-                self.ctx.error(loc, f"unreadable run content ({type(exc).__name__}: {exc}); run skipped")
+                self.ctx.error(loc, imsg("ls_unreadable_run", error=f"{type(exc).__name__}: {exc}"))
                 span = None
             children = run.get("child_runs")
             if isinstance(children, list) and children:
                 if depth >= MAX_NESTING:
-                    self.ctx.error(loc, f"child_runs nested deeper than {MAX_NESTING}; deeper runs skipped")
+                    self.ctx.error(loc, imsg("ls_too_deep", depth=MAX_NESTING))
                     continue
                 pid = span.span_id if span else parent
                 tid = span.trace_id if span else trace
@@ -192,7 +193,7 @@ class _Runs:
     def _span(self, run: Mapping[str, Any], loc: str, parent: str | None, trace: str | None) -> Span | None:
         rid = _str(run.get("id"))
         if rid is None:
-            self.ctx.error(loc, "run has no 'id'; skipped")
+            self.ctx.error(loc, imsg("ls_no_id"))
             return None
         pid = _str(run.get("parent_run_id")) or parent
         tid = _str(run.get("trace_id")) or trace or (rid if pid is None else None)
@@ -203,8 +204,7 @@ class _Runs:
         for label in ("start_time", "end_time"):
             raw = run.get(label)
             if bad_time(raw):
-                self.ctx.error(loc, f"run {rid}: {label} {str(raw)[:40]!r} is not a readable, plausible date; "
-                                    "the step keeps no time")
+                self.ctx.error(loc, imsg("ls_bad_time", id=str(rid), field=label, value=repr(str(raw)[:40])))
             times.append(to_ns(raw))
         err = run.get("error")
         status = "ERROR" if err not in (None, "") or str(run.get("status") or "").lower() == "error" else (
@@ -267,10 +267,10 @@ class LangSmithImporter:
             try:
                 runs.add(rec, where)
             except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
-                ctx.error(where, f"unexpected run content ({type(exc).__name__}: {exc}); record skipped")
+                ctx.error(where, imsg("ls_unexpected_record", error=f"{type(exc).__name__}: {exc}"))
         runs.merge_orphans()
         if not runs.traces:
-            raise ImportFailure("no readable LangSmith runs found")
+            raise ImportFailure(imsg("ls_none_found"))
         for tid, spans in runs.traces.items():
             if ctx.cancel.cancelled:
                 return
@@ -281,10 +281,10 @@ class LangSmithImporter:
                     s.order = i
                 t = build_trajectory(tid, spans, None, "langsmith")
             except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
-                ctx.error(where, f"unexpected run content in trace {tid} ({type(exc).__name__}: {exc}); skipped")
+                ctx.error(where, imsg("ls_unexpected_trace", trace=str(tid), error=f"{type(exc).__name__}: {exc}"))
                 continue
             if t is None:
-                ctx.error(where, f"trace {tid} has no llm, tool or retriever runs; skipped")
+                ctx.error(where, imsg("ls_no_steps", trace=str(tid)))
                 continue
             root = next((s for s in spans if not s.parent_id), spans[0])
             t.record = where

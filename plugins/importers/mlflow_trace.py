@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import ImportFailure
+from analyzer.import_messages import imsg, wrap
 from analyzer.loading.jsonio import first_json_char
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Trajectory
@@ -126,38 +127,38 @@ class MlflowTraceImporter:
             try:
                 t = self._one(rec, where, ctx)
             except ImportFailure as exc:
-                ctx.error(exc.record or where, f"{exc.reason}; trace skipped")
+                ctx.error(exc.record or where, wrap("ml_trace_skipped", exc.message or exc.reason))
                 continue
             except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
-                ctx.error(where, f"unexpected trace content ({type(exc).__name__}: {exc}); trace skipped")
+                ctx.error(where, imsg("ml_unexpected_trace", error=f"{type(exc).__name__}: {exc}"))
                 continue
             if t is not None:
                 any_trace = True
                 yield t
         if not any_trace and not ctx.errors:
-            raise ImportFailure("no MLflow trace found")
+            raise ImportFailure(imsg("ml_none_found"))
 
     @staticmethod
     def _one(rec: Any, where: str, ctx: ImportContext) -> Trajectory | None:
         if not isinstance(rec, Mapping) or not isinstance(rec.get("info"), Mapping):
-            ctx.error(where, "not an MLflow trace (expected an object with 'info' and 'data'); skipped")
+            ctx.error(where, imsg("ml_not_trace"))
             return None
         info = rec["info"]
         data = rec.get("data")
         spans_raw = data.get("spans") if isinstance(data, Mapping) else None
         if not isinstance(spans_raw, list):
-            ctx.error(where, "MLflow trace has no 'data.spans' list; skipped")
+            ctx.error(where, imsg("ml_no_spans_list"))
             return None
         tid = str(info.get("trace_id") or info.get("request_id") or "").strip()
         if not tid:
-            ctx.error(f"{where} info", "MLflow trace has no 'trace_id'/'request_id'; skipped")
+            ctx.error(f"{where} info", imsg("ml_no_id"))
             return None
         col = _Collector(ctx)
         spans: list[Span] = []
         for i, sd in enumerate(spans_raw):
             loc = f"{where} data.spans[{i}]"
             if not isinstance(sd, Mapping):
-                ctx.error(loc, "span is not an object; skipped")
+                ctx.error(loc, imsg("ml_span_not_object"))
                 continue
             attrs = sd.get("attributes")
             try:
@@ -167,11 +168,11 @@ class MlflowTraceImporter:
                 span.trace_id = tid
                 span.attrs = _attrs(attrs if isinstance(attrs, Mapping) else {})
             except (TypeError, ValueError, OverflowError, RecursionError) as exc:
-                ctx.error(loc, f"unreadable span content ({type(exc).__name__}: {exc}); span skipped")
+                ctx.error(loc, imsg("ml_unreadable_span", error=f"{type(exc).__name__}: {exc}"))
                 continue
             spans.append(span)
         if not spans:
-            ctx.error(where, "MLflow trace has no readable spans; skipped")
+            ctx.error(where, imsg("ml_no_readable_spans"))
             return None
         state = str(info.get("state") or info.get("status") or "").strip().upper()
         by_id = {s.span_id for s in spans}
@@ -180,7 +181,7 @@ class MlflowTraceImporter:
                 s.status, s.status_message = "ERROR", s.status_message or "trace state ERROR"
         t = build_trajectory(tid, spans, None, "mlflow")
         if t is None:
-            ctx.error(where, "MLflow trace has no LLM, tool or retriever spans; skipped")
+            ctx.error(where, imsg("ml_no_steps"))
             return None
         out, raw = _assessment_outcome(info)
         if out != Outcome.UNKNOWN:

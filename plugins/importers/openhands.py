@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import ImportFailure
+from analyzer.import_messages import imsg
 from analyzer.loading.jsonio import (
     args_text,
     as_text,
@@ -308,7 +309,7 @@ class _Builder:
     def feed(self, events: list[Any]) -> None:
         for i, ev in enumerate(events):
             if not isinstance(ev, dict):
-                self.ctx.error(f"{self.record} event {i}", f"expected an event object, got {type(ev).__name__}; skipped")
+                self.ctx.error(f"{self.record} event {i}", imsg("oh_event_not_object", type=type(ev).__name__))
             elif isinstance(ev.get("kind"), str):
                 self.v1_event(i, ev)
             elif "action" in ev:
@@ -316,7 +317,7 @@ class _Builder:
             elif "observation" in ev:
                 self.observation(i, ev)
             else:
-                self.ctx.error(f"{self.record} event {i}", "event has neither 'action' nor 'observation'; skipped")
+                self.ctx.error(f"{self.record} event {i}", imsg("oh_event_neither"))
 
 
 def _outcome(test_result: Any, error: Any, final_state: str | None,
@@ -476,9 +477,9 @@ class OpenHandsImporter:
             for lineno, obj in iter_jsonl(path, ctx):
                 record = f"line {lineno}"
                 if not isinstance(obj, dict):
-                    ctx.error(record, f"expected a JSON object, got {type(obj).__name__}")
+                    ctx.error(record, imsg("oh_not_object", type=type(obj).__name__))
                 elif not isinstance(obj.get("history"), list):
-                    ctx.error(record, "no 'history' list of events")
+                    ctx.error(record, imsg("oh_no_history"))
                 elif (t := ctx.guarded(record, _read_run, obj["history"], obj, record, ctx)) is not None:
                     yield t
             return
@@ -488,10 +489,10 @@ class OpenHandsImporter:
                 yield t
             return
         if not isinstance(doc, dict):
-            raise ImportFailure("expected a list of OpenHands events or an object with a 'history' list")
+            raise ImportFailure(imsg("oh_shape"))
         for key in ("history", "trajectory", "events"):
             if isinstance(doc.get(key), list):
                 if (t := ctx.guarded("$", _read_run, doc[key], doc, "$", ctx, key)) is not None:
                     yield t
                 return
-        raise ImportFailure("no 'history' (or 'trajectory') list of OpenHands events")
+        raise ImportFailure(imsg("oh_no_events"))

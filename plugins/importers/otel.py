@@ -60,6 +60,7 @@ from typing import Any
 import orjson
 
 from analyzer.errors import ImportFailure
+from analyzer.import_messages import imsg, wrap
 from analyzer.loading.jsonio import (
     args_text,
     as_text,
@@ -471,23 +472,23 @@ class _Collector:
     # -- containers --------------------------------------------------------
     def _otlp(self, rs: Any, where: str) -> None:
         if not isinstance(rs, list):
-            raise ImportFailure("'resourceSpans' is not a list", record=None if where == "$" else where)
+            raise ImportFailure(imsg("otel_resource_not_list"), record=None if where == "$" else where)
         for i, r in enumerate(rs):
             loc = self._loc(where, f"resourceSpans[{i}]")
             if not isinstance(r, Mapping):
-                self.ctx.error(loc, "resource spans entry is not an object; skipped")
+                self.ctx.error(loc, imsg("otel_resource_not_object"))
                 continue
             res = r.get("resource")
             resource = attributes(res.get("attributes")) if isinstance(res, Mapping) else {}
             scopes = r.get("scopeSpans", r.get("scope_spans", r.get("instrumentationLibrarySpans")))
             if not isinstance(scopes, list):
-                self.ctx.error(loc, "'scopeSpans' is missing or not a list; skipped")
+                self.ctx.error(loc, imsg("otel_no_scope_spans"))
                 continue
             for j, ss in enumerate(scopes):
                 sloc = f"{loc}.scopeSpans[{j}]"
                 spans = ss.get("spans") if isinstance(ss, Mapping) else None
                 if not isinstance(spans, list):
-                    self.ctx.error(sloc, "'spans' is missing or not a list; skipped")
+                    self.ctx.error(sloc, imsg("otel_no_spans"))
                     continue
                 for k, sp in enumerate(spans):
                     self._span_tree(sp, f"{sloc}.spans[{k}]", resource, None, "otlp")
@@ -501,10 +502,10 @@ class _Collector:
             try:
                 labels = loads_lenient(labels, self._loc(where, "labels"))
             except ImportFailure as exc:
-                self.ctx.error(self._loc(where, "labels"), f"{exc.reason}; labels ignored")
+                self.ctx.error(self._loc(where, "labels"), wrap("otel_labels_ignored", exc.message or exc.reason))
                 labels = None
         if not isinstance(trace, Mapping) or not isinstance(trace.get("spans"), list):
-            raise ImportFailure("TRAIL 'trace' has no 'spans' list", record=None if where == "$" else where)
+            raise ImportFailure(imsg("otel_trail_no_spans"), record=None if where == "$" else where)
         tid = norm_id(trace.get("trace_id"))
         self._span_list(trace["spans"], self._loc(where, "trace.spans"), {}, tid, "trail")
         if isinstance(labels, Mapping):
@@ -523,12 +524,12 @@ class _Collector:
         while stack:
             d, rec, parent, tid, depth = stack.pop()
             if not isinstance(d, Mapping):
-                self.ctx.error(rec, "span is not an object; skipped")
+                self.ctx.error(rec, imsg("otel_span_not_object"))
                 continue
             try:
                 span = self._span(d, rec, resource, parent, tid)
             except (TypeError, ValueError, OverflowError, RecursionError) as exc:  # e.g. nesting orjson refuses
-                self.ctx.error(rec, f"unreadable span content ({type(exc).__name__}: {exc}); span skipped")
+                self.ctx.error(rec, imsg("otel_unreadable_span", error=f"{type(exc).__name__}: {exc}"))
                 span = None
             if span is not None:
                 self.traces.setdefault(span.trace_id, []).append(span)
@@ -536,7 +537,7 @@ class _Collector:
             children = d.get("child_spans")
             if isinstance(children, list) and children:
                 if depth >= MAX_NESTING:
-                    self.ctx.error(rec, f"child_spans nested deeper than {MAX_NESTING}; deeper spans skipped")
+                    self.ctx.error(rec, imsg("otel_too_deep", depth=MAX_NESTING))
                     continue
                 for ci in range(len(children) - 1, -1, -1):
                     stack.append((children[ci], f"{rec}.child_spans[{ci}]",
@@ -549,10 +550,10 @@ class _Collector:
         tid = norm_id(_first(d, "traceId", "trace_id")) or norm_id(_first(ctxo, "trace_id", "traceId")) or trace_hint
         sid = norm_id(_first(d, "spanId", "span_id")) or norm_id(_first(ctxo, "span_id", "spanId"))
         if tid is None:
-            self.ctx.error(rec, "span has no trace id; skipped")
+            self.ctx.error(rec, imsg("otel_no_trace_id"))
             return None
         if sid is None:
-            self.ctx.error(rec, "span has no span id; skipped")
+            self.ctx.error(rec, imsg("otel_no_span_id"))
             return None
         parent = norm_id(_first(d, "parentSpanId", "parent_span_id", "parent_id", "parentId")) or parent_hint
         if parent is None and isinstance(d.get("parent"), Mapping):  # ReadableSpan-style {"parent": {span_id}}
@@ -577,8 +578,7 @@ class _Collector:
         start, end = to_ns(raw_start), to_ns(raw_end)
         for label, raw in (("start", raw_start), ("end", raw_end)):
             if bad_time(raw):
-                self.ctx.error(rec, f"span {sid}: {label} time {str(raw)[:40]!r} is not a readable, plausible "
-                                    f"date (before year 10000); the span keeps no {label} time")
+                self.ctx.error(rec, imsg(f"otel_bad_{label}", id=str(sid), value=repr(str(raw)[:40])))
         if end is None and start is not None:
             dur = iso_duration_s(d.get("duration"))
             if dur is None and isinstance(d.get("duration_ms"), (int, float)):
@@ -1114,25 +1114,24 @@ def collect_spans(path: Path, ctx: ImportContext) -> _Collector:
             where = f"line {lineno}"
             try:
                 if not col.add_doc(obj, where):
-                    ctx.error(where, "not a span, OTLP document or TRAIL row; line skipped")
+                    ctx.error(where, imsg("otel_line_not_span"))
             except ImportFailure as exc:
-                ctx.error(exc.record or where, f"{exc.reason}; line skipped")
+                ctx.error(exc.record or where, wrap("otel_line_skipped", exc.message or exc.reason))
     else:
         values = read_json_values(path, ctx)
         if len(values) == 1 and values[0][0] == "$":
             col.document = values[0][1]
             if not col.add_doc(values[0][1], "$"):
-                raise ImportFailure("not a span export: expected an OTLP {\"resourceSpans\": [...]} document, "
-                                    "a list of spans, or a TRAIL trace with 'spans'/'child_spans'")
+                raise ImportFailure(imsg("otel_not_export"))
         else:
             for where, obj in values:
                 try:
                     if not col.add_doc(obj, where):
-                        ctx.error(where, "not a span, OTLP document or TRAIL row; skipped")
+                        ctx.error(where, imsg("otel_object_not_span"))
                 except ImportFailure as exc:
-                    ctx.error(exc.record or where, f"{exc.reason}; skipped")
+                    ctx.error(exc.record or where, wrap("otel_object_skipped", exc.message or exc.reason))
     if not col.traces:
-        raise ImportFailure("no readable spans found")
+        raise ImportFailure(imsg("no_spans_found"))
     return col
 
 
@@ -1145,10 +1144,10 @@ def emit_trajectories(col: _Collector, ctx: ImportContext, variant: str | None =
         try:
             t = build_trajectory(tid, spans, col.labels.get(tid), variant or col.variants.get(tid, "flat"))
         except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
-            ctx.error(f"trace {tid}", f"unexpected span content ({type(exc).__name__}: {exc}); trace skipped")
+            ctx.error(f"trace {tid}", imsg("otel_unexpected_trace", error=f"{type(exc).__name__}: {exc}"))
             continue
         if t is None:
-            ctx.error(f"trace {tid}", "trace has no LLM, tool or retriever spans; skipped")
+            ctx.error(f"trace {tid}", imsg("otel_no_steps"))
             continue
         if framework and t.framework in ("otel-genai", "openinference"):
             t.framework = framework

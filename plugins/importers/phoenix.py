@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import ImportFailure
+from analyzer.import_messages import imsg, wrap
 from analyzer.loading.jsonio import first_json_char
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Trajectory
@@ -130,24 +131,23 @@ class PhoenixImporter:
         else:
             col = collect_spans(path, ctx)
             if not col.traces:
-                raise ImportFailure("no readable spans found")
+                raise ImportFailure(imsg("no_spans_found"))
         yield from emit_trajectories(col, ctx, "phoenix")
 
     @staticmethod
     def _collect_parquet(path: Path, ctx: ImportContext) -> _Collector:
         size = path.stat().st_size
         if size > MAX_PARQUET_BYTES:
-            raise ImportFailure(f"file is {size / 1e6:.0f} MB, over the {MAX_PARQUET_BYTES / 1e6:.0f} MB "
-                                "limit for a Parquet span file")
+            raise ImportFailure(imsg("px_over_limit", size=f"{size / 1e6:.0f}", limit=f"{MAX_PARQUET_BYTES / 1e6:.0f}"))
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         try:
             pf = pq.ParquetFile(path)
         except (pa.ArrowException, OSError, ValueError) as exc:
-            raise ImportFailure(f"not a readable Parquet file ({exc})") from None
+            raise ImportFailure(imsg("px_unreadable", error=str(exc))) from None
         if not parquet_claims(list(pf.schema_arrow.names)):
-            raise ImportFailure("Parquet file has no 'context.span_id'/'context.trace_id' columns of Phoenix spans")
+            raise ImportFailure(imsg("px_no_columns"))
         col = _Collector(ctx)
         n = 0
         try:
@@ -159,11 +159,12 @@ class PhoenixImporter:
                         return col
                     try:
                         if not col.add_doc(row_from_columns(flat), where):
-                            ctx.error(where, "not a span row (no trace/span id); skipped")
+                            ctx.error(where, imsg("px_not_span_row"))
                     except (ImportFailure, ValueError, TypeError, OverflowError) as exc:
-                        ctx.error(where, f"{getattr(exc, 'reason', exc)}; row skipped")
+                        ctx.error(where, wrap("px_row_skipped", (exc.message or exc.reason) if isinstance(exc, ImportFailure)
+                                            else str(getattr(exc, "reason", exc))))
         except (pa.ArrowException, OSError, ValueError) as exc:
-            ctx.error(f"row {n + 1}", f"Parquet data could not be read further ({exc}); later rows skipped")
+            ctx.error(f"row {n + 1}", imsg("px_stopped", error=str(exc)))
         if not col.traces:
-            raise ImportFailure("no readable spans found")
+            raise ImportFailure(imsg("no_spans_found"))
         return col

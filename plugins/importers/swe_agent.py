@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import ImportFailure
+from analyzer.import_messages import imsg
 from analyzer.loading.jsonio import (
     as_text,
     first_json_char,
@@ -368,10 +369,10 @@ class SweAgentImporter:
     def _read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         doc = read_json_document(path)
         if not isinstance(doc, dict):
-            raise ImportFailure("expected a JSON object with a 'trajectory' list (SWE-agent .traj)")
+            raise ImportFailure(imsg("swe_not_object"))
         entries = doc.get("trajectory")
         if not isinstance(entries, list):
-            raise ImportFailure("no 'trajectory' list: not a SWE-agent .traj file")
+            raise ImportFailure(imsg("swe_no_trajectory"))
         history_raw = doc.get("history")
         history: list[Any] = history_raw if isinstance(history_raw, list) else []
         info = as_dict(doc.get("info"))
@@ -389,7 +390,7 @@ class SweAgentImporter:
             calls = []
         for i, entry in enumerate(entries):
             if not isinstance(entry, dict):
-                ctx.error(f"trajectory[{i}]", f"expected an object, got {type(entry).__name__}; step skipped")
+                ctx.error(f"trajectory[{i}]", imsg("swe_entry_not_object", type=type(entry).__name__))
                 continue
             self._entry_steps(steps, i, entry, calls[i] if calls else {})
         label_native_steps(steps, "trajectory")
@@ -495,10 +496,10 @@ class MiniSweAgentImporter:
     def _read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         doc = read_json_document(path)
         if not isinstance(doc, dict):
-            raise ImportFailure("expected a JSON object with 'info' and 'messages' (mini-swe-agent .traj.json)")
+            raise ImportFailure(imsg("mini_not_object"))
         messages = doc.get("messages")
         if not isinstance(messages, list):
-            raise ImportFailure("no 'messages' list: not a mini-swe-agent trajectory")
+            raise ImportFailure(imsg("mini_no_messages"))
         info = as_dict(doc.get("info"))
         steps: list[Step] = []
         task = ""
@@ -506,7 +507,7 @@ class MiniSweAgentImporter:
         exit_extra: dict[str, Any] = {}
         for i, msg in enumerate(messages):
             if not isinstance(msg, dict):
-                ctx.error(f"messages[{i}]", f"expected an object, got {type(msg).__name__}; message skipped")
+                ctx.error(f"messages[{i}]", imsg("mini_message_not_object", type=type(msg).__name__))
                 continue
             role = msg.get("role")
             text = as_text(msg.get("content"))
@@ -534,7 +535,7 @@ class MiniSweAgentImporter:
             elif role == "assistant":
                 self._assistant(steps, i, msg, text, extra, ts)
             else:
-                ctx.error(f"messages[{i}]", f"unknown role {role!r}; message skipped")
+                ctx.error(f"messages[{i}]", imsg("mini_unknown_role", role=repr(role)))
         exit_status = info.get("exit_status", exit_extra.get("exit_status"))
         exit_s = str(exit_status) if exit_status is not None else None
         submission = info.get("submission", exit_extra.get("submission"))

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from analyzer.import_messages import imsg, wrap
 from analyzer.loading.jsonio import (
     as_text,
     first_json_char,
@@ -45,19 +46,19 @@ def _reward(value: Any) -> float | None:
 def to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory | None:
     """Convert one tau-bench result; report problems through ``ctx`` and return None."""
     if not isinstance(obj, Mapping):
-        ctx.error(record, "expected a tau-bench result object with 'traj'")
+        ctx.error(record, imsg("tau_not_object"))
         return None
     traj = obj.get("traj")
     if not isinstance(traj, list):
-        ctx.error(record, "missing 'traj' list" if traj is None else "'traj' is not a list")
+        ctx.error(record, imsg("tau_no_traj" if traj is None else "tau_traj_not_list"))
         return None
     try:
         steps = messages_to_steps(traj, "traj")
     except BadMessages as exc:
-        ctx.error(record, f"traj: {exc}; run skipped")
+        ctx.error(record, wrap("tau_run_skipped", exc.message))
         return None
     if not steps:
-        ctx.error(record, "'traj' is empty")
+        ctx.error(record, imsg("tau_traj_empty"))
         return None
     raw_info = obj.get("info")
     info: Mapping[str, Any] = raw_info if isinstance(raw_info, Mapping) else {}
@@ -125,7 +126,7 @@ class TauBenchImporter:
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per result."""
-        for record, obj in iter_records(path, ctx, 'expected a tau-bench result list or object'):
+        for record, obj in iter_records(path, ctx, imsg("tau_shape")):
             t = ctx.guarded(record, to_trajectory, obj, record, ctx)
             if t is not None:
                 yield t

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from analyzer.import_messages import imsg
 from analyzer.loading.jsonio import (
     as_text,
     first_json_char,
@@ -148,16 +149,16 @@ def to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory | Non
         ctx: Import context for per-record errors.
     """
     if not isinstance(obj, dict):
-        ctx.error(record, "expected a JSON object with a 'history' list")
+        ctx.error(record, imsg("ww_not_object"))
         return None
     history = obj.get("history")
     if not isinstance(history, list):
-        ctx.error(record, "missing 'history' list" if history is None else "'history' is not a list")
+        ctx.error(record, imsg("ww_no_history" if history is None else "ww_history_not_list"))
         return None
     steps: list[Step] = []
     for i, entry in enumerate(history):
         if not isinstance(entry, dict):
-            ctx.error(record, f"history[{i}] is not an object; run skipped (step indices would shift)")
+            ctx.error(record, imsg("ww_entry_not_object", index=i))
             return None
         steps.append(_step(i, entry))
     meta: dict[str, Any] = {k: v for k, v in obj.items() if k not in _CONSUMED}
@@ -216,7 +217,7 @@ class WhoAndWhenImporter:
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per Who&When record."""
-        for record, obj in iter_records(path, ctx, "expected a Who&When object (with 'history') or a list of them"):
+        for record, obj in iter_records(path, ctx, imsg("ww_shape")):
             t = ctx.guarded(record, to_trajectory, obj, record, ctx)
             if t is not None:
                 yield t

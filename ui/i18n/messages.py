@@ -2,9 +2,10 @@
 
 The loader states its problems as message ids plus parameters (:mod:`analyzer.reasons`); a
 :class:`~analyzer.errors.LoadError` carries the message next to its English ``reason``. The app
-renders the message through Qt's translator (context ``LoadReason``; the Chinese comes from
-:mod:`analyzer.locales.zh_CN`, see ``ui/i18n/zh_CN_reasons.py``) and shows an importer's own
-words, which have no message, as written.
+renders the loader's messages through Qt's translator (context ``LoadReason``; the Chinese comes
+from :mod:`analyzer.locales.zh_CN`, see ``ui/i18n/zh_CN_reasons.py``), the built-in importers'
+messages (:mod:`analyzer.import_messages`) through :mod:`analyzer.locales` in the current
+language, and shows a third-party importer's own words, which have no message, as written.
 """
 
 from __future__ import annotations
@@ -80,7 +81,12 @@ def _param(name: str, value: Param) -> str:
 def reason_text(error: LoadError) -> str:
     """The reason of a load problem in the current language (as written when it has no message)."""
     m = error.message
-    if m is None or m.id not in TEMPLATES:
+    if m is not None and m.id not in TEMPLATES:  # a built-in importer's message (analyzer.import_messages)
+        from analyzer.locales import reason_text as render
+        from ui.i18n import current_language
+
+        return render(m, error.reason, current_language())
+    if m is None:
         return error.reason
     try:
         return m.render({m.id: _tr(TEMPLATES[m.id])}, _param)
