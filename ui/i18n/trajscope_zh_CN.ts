@@ -415,6 +415,10 @@
         <translation>最小 n</translation>
     </message>
     <message>
+        <source>(unknown)</source>
+        <translation>（未知）</translation>
+    </message>
+    <message>
         <source>Groups with fewer than {min} runs ({n} here) are marked “too few runs” and ranked after the others.</source>
         <translation>运行数少于 {min} 的分组（此处有 {n} 个）标记为“运行太少”，排在其他分组之后。</translation>
     </message>

@@ -73,5 +73,6 @@ TRANSLATIONS: dict[str, str] = {
     "ComparePanel|judge": "评审模型",
     "ComparePanel|analyst": "分析员",
     "ComparePanel|mixed": "混合",
+    "(unknown)": "（未知）",
     "decisive": "决定性",
 }

@@ -56,7 +56,6 @@ MODEL_COLORS = ("#3D7DD8", "#E8743B", "#19A979", "#945ECF", "#ED4A7B", "#13A4B4"
                 "#6C8893", "#EE6868")
 HIST_BINS = 10
 DEFAULT_TOP = 8
-UNKNOWN = "(unknown)"
 
 
 def model_color(i: int) -> QColor:
@@ -277,7 +276,7 @@ class ComparePanel(QWidget):
         ids = view["trace_id"].implode()
         raw_traces = self.session.traces.filter(pl.col("trace_id").is_in(ids))
         traces = (apply_model_groups(raw_traces, aliases) if g == "model" else raw_traces) \
-            .with_columns(pl.col(g).fill_null(UNKNOWN).alias(g))
+            .with_columns(pl.col(g).fill_null(self.tr("(unknown)")).alias(g))
         runs = self.session.analysis.runs.filter(pl.col("trace_id").is_in(ids))
         steps = self.session.steps.filter(pl.col("trace_id").is_in(ids))
         findings = self.session.analysis.findings.filter(pl.col("trace_id").is_in(ids))
