@@ -24,6 +24,7 @@ cluster's nodes need TrajScope installed.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import pickle
@@ -47,6 +48,9 @@ from analyzer.pipeline import AnalyzeOptions
 FAULT_ENV = "TRAJSCOPE_RAY_FAULT"
 """Fault injection for tests: ``kill-worker:K`` (one worker kills itself after K runs, once) or
 ``kill-driver:K`` (the driver kills itself after storing K runs)."""
+
+FAULT_MARKER_ENV = "TRAJSCOPE_RAY_FAULT_MARKER"
+"""File the worker fault creates when it fires (default: a temporary file, removed at the end)."""
 
 PASS_ENV_PREFIXES = ("TRAJSCOPE_", "HF_", "TRANSFORMERS_", "SENTENCE_TRANSFORMERS_")
 """Driver environment variables a local Ray instance's workers get (cache folders, offline flags)."""
@@ -131,10 +135,9 @@ class RunAnalyzer:
         self.state = JudgeState(judge)
         inner = getattr(self.embedder, "inner", self.embedder)
         if inner is not None:
-            try:  # hold a loaded model from the start; a model that cannot load fails per run, as locally
+            # hold a loaded model from the start; a model that cannot load fails per run, as locally
+            with contextlib.suppress(Exception):
                 inner.embed(["warm-up"])
-            except Exception:
-                pass
         self.kill_after = _fault(fault, "kill-worker")
         self.fault_marker = fault_marker
         self.done = 0
@@ -196,7 +199,7 @@ def _runtime_env() -> dict[str, Any]:
     return {"env_vars": env}
 
 
-def _start(config: RayConfig) -> tuple[Any, bool, int]:
+def connect(config: RayConfig) -> tuple[Any, bool, int]:
     """Connect to (or start) Ray; returns ``(ray module, started here, workers)``."""
     try:
         import ray
@@ -216,7 +219,8 @@ def _start(config: RayConfig) -> tuple[Any, bool, int]:
             where = config.address or "a local instance"
             raise RayUnavailable(f"cannot start Ray on {where}: {type(exc).__name__}: {exc}") from exc
         started = True
-    workers = config.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+    resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
+    workers = config.workers or max(1, int(resources.get("CPU", 1)))
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = False
     ctx.print_on_execution_start = False
@@ -269,7 +273,7 @@ def analyze_on_ray(
     judge_off = ""
     workers = 0
     if todo:
-        ray, started, workers = _start(config)
+        ray, started, workers = connect(config)
         try:
             judge_off = _run(ray, traces, steps, todo, results, load_models=load_models, store=store,
                              config=config, workers=workers, ranker=ranker, options=options,
@@ -292,7 +296,8 @@ def _run(ray: Any, traces: pl.DataFrame, steps: pl.DataFrame, todo: list[int], r
 
     env = {k: v for k, v in os.environ.items() if k.startswith(PASS_ENV_PREFIXES)} if not config.address else {
         k: v for k, v in os.environ.items() if k.startswith(("HF_", "TRANSFORMERS_"))}
-    marker = str(Path(tempfile.gettempdir()) / f"trajscope-ray-fault-{uuid.uuid4().hex}")
+    given = os.environ.get(FAULT_MARKER_ENV)
+    marker = given or str(Path(tempfile.gettempdir()) / f"trajscope-ray-fault-{uuid.uuid4().hex}")
     size = max(1, config.runs_per_batch)
     ds = ray.data.from_arrow(list(_blocks(traces, steps, todo, size)))
     out = ds.map_batches(
@@ -317,5 +322,6 @@ def _run(ray: Any, traces: pl.DataFrame, steps: pl.DataFrame, todo: list[int], r
             if kill_driver is not None and stored >= kill_driver:
                 os.kill(os.getpid(), signal.SIGKILL)
     finally:
-        Path(marker).unlink(missing_ok=True)
+        if not given:
+            Path(marker).unlink(missing_ok=True)
     return judge_off

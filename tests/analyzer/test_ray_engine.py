@@ -11,12 +11,14 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
 
 from analyzer.analysis.result import RunAnalysis
 from analyzer.cli import main
+from analyzer.engines.ray_engine import RayConfig, analyze_on_ray, connect
 from analyzer.engines.resume import ResultStore, decode_run, encode_run, store_key
 from analyzer.schema.findings import Finding
 
@@ -46,57 +48,60 @@ def assert_same_outputs(a: Path, b: Path) -> None:
             assert not diff, f"{name}: column {col} differs in rows {diff[:5]}"
 
 
-@pytest.fixture(scope="module")
-def local_out(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """``analyze --engine local`` on sample_traces/ (its own cache folder)."""
-    root = tmp_path_factory.mktemp("local")
+SUBSET = ("adp", "harbor", "phoenix", "who_and_when")
+"""Folders of sample_traces/ the fault tests analyse (14 runs: enough to kill something mid-run)."""
+
+
+def _local(root: Path, paths: list[Path]) -> Path:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("TRAJSCOPE_CACHE_DIR", str(root / "cache"))
         mp.setenv("TRAJSCOPE_DATA_DIR", str(root / "data"))
-        assert main(["analyze", str(SAMPLES), "--no-judge", "--quiet", "--out", str(root / "out")]) == 0
-    yield root / "out"
+        assert main(["analyze", *map(str, paths), "--no-judge", "--quiet", "--out", str(root / "out")]) == 0
+    return root / "out"
 
 
-def _ray(out: Path, *extra: str) -> list[str]:
-    return ["analyze", str(SAMPLES), "--no-judge", "--quiet", "--engine", "ray", "--workers", "2",
-            "--out", str(out), *extra]
+@pytest.fixture(scope="module")
+def local_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``analyze --engine local`` on sample_traces/ (its own cache folder)."""
+    return _local(tmp_path_factory.mktemp("local"), [SAMPLES])
+
+
+@pytest.fixture(scope="module")
+def subset_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``analyze --engine local`` on the SUBSET folders."""
+    return _local(tmp_path_factory.mktemp("subset"), [SAMPLES / f for f in SUBSET])
+
+
+@pytest.fixture(scope="module")
+def ray_instance() -> Iterator[Any]:
+    """One local Ray instance (2 CPUs, no dashboard, 256 MB object store) for the module's tests."""
+    ray, started, workers = connect(RayConfig(workers=2))
+    assert workers == 2
+    yield ray
+    if started:
+        ray.shutdown()
+
+
+def _ray(out: Path, *paths: Path) -> list[str]:
+    return ["analyze", *map(str, paths or (SAMPLES,)), "--no-judge", "--quiet", "--engine", "ray",
+            "--workers", "2", "--out", str(out)]
 
 
 def test_importing_the_cli_does_not_import_ray() -> None:
     code = ("import sys; from analyzer.cli import build_parser; import analyzer.cli.analyze_cmd; "
-            "import analyzer.pipeline; build_parser(); sys.exit(1 if 'ray' in sys.modules else 0)")
+            "import analyzer.pipeline, analyzer.engines.resume; build_parser(); "
+            "sys.exit(1 if 'ray' in sys.modules else 0)")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr or "analyzer.cli imported ray"
 
 
-def test_ray_engine_matches_local_cell_by_cell(local_out: Path, tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "ray"
-    assert main(_ray(out)) == 0
-    err = capsys.readouterr().err
-    assert "0 runs read from" in err and "analysed now on Ray (2 workers)" in err
-    assert_same_outputs(local_out, out)
-    # a re-run skips every finished run (by content hash) and starts no Ray at all
-    assert main(_ray(out)) == 0
-    err = capsys.readouterr().err
-    n = pl.read_parquet(local_out / "traces.parquet").height
-    assert f"{n} runs read from" in err and "0 analysed now on Ray" in err
-    assert_same_outputs(local_out, out)
-
-
-def test_killed_worker_is_replaced_and_outputs_are_identical(local_out: Path, tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TRAJSCOPE_RAY_FAULT", "kill-worker:3")  # one actor SIGKILLs itself after 3 runs
-    out = tmp_path / "ray"
-    assert main(_ray(out)) == 0
-    assert_same_outputs(local_out, out)
-
-
-def test_killed_driver_loses_only_unfinished_runs(local_out: Path, tmp_path: Path,
+def test_killed_driver_loses_only_unfinished_runs(subset_out: Path, tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    # runs first, in its own process and its own Ray instance: the driver SIGKILLs itself
+    paths = [SAMPLES / f for f in SUBSET]
     out = tmp_path / "ray"
-    env = {**os.environ, "TRAJSCOPE_RAY_FAULT": "kill-driver:8"}
-    code = f"import sys; from analyzer.cli import main; sys.exit(main({_ray(out)!r}))"
+    env = {**os.environ, "TRAJSCOPE_RAY_FAULT": "kill-driver:4"}
+    code = f"import sys; from analyzer.cli import main; sys.exit(main({_ray(out, *paths)!r}))"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == -9, done.stderr[-2000:]
@@ -104,12 +109,76 @@ def test_killed_driver_loses_only_unfinished_runs(local_out: Path, tmp_path: Pat
     stores = list((out / ".trajscope-ray").iterdir())
     assert len(stores) == 1
     kept = ResultStore(stores[0]).load()
-    total = pl.read_parquet(local_out / "traces.parquet").height
-    assert 8 <= len(kept) < total
-    assert main(_ray(out)) == 0
+    total = pl.read_parquet(subset_out / "traces.parquet").height
+    assert 4 <= len(kept) < total
+    assert main(_ray(out, *paths)) == 0  # resumed without the fault (and without a worker pool of its own)
     err = capsys.readouterr().err
     assert f"{len(kept)} runs read from" in err and f"{total - len(kept)} analysed now on Ray" in err
+    assert_same_outputs(subset_out, out)
+
+
+def test_ray_engine_matches_local_cell_by_cell(ray_instance: Any, local_out: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "ray"
+    assert main(_ray(out)) == 0
+    err = capsys.readouterr().err
+    assert "0 runs read from" in err and "analysed now on Ray (2 workers)" in err
     assert_same_outputs(local_out, out)
+    # a re-run skips every finished run (by content hash) and starts no actors at all
+    assert main(_ray(out)) == 0
+    err = capsys.readouterr().err
+    n = pl.read_parquet(local_out / "traces.parquet").height
+    assert f"{n} runs read from" in err and "0 analysed now on Ray" in err
+    assert_same_outputs(local_out, out)
+
+
+def test_killed_worker_is_replaced_and_outputs_are_identical(ray_instance: Any, subset_out: Path, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = tmp_path / "fired"
+    monkeypatch.setenv("TRAJSCOPE_RAY_FAULT", "kill-worker:2")  # one actor SIGKILLs itself after 2 runs
+    monkeypatch.setenv("TRAJSCOPE_RAY_FAULT_MARKER", str(marker))
+    out = tmp_path / "ray"
+    assert main(_ray(out, *[SAMPLES / f for f in SUBSET])) == 0
+    assert marker.exists(), "the worker fault never fired"
+    assert_same_outputs(subset_out, out)
+
+
+class PlantedFailure:
+    """A hashing embedder that fails on runs of exactly ``n`` texts (a per-run error)."""
+
+    def __init__(self, n: int) -> None:
+        from analyzer.embedding.hashing import HashingEmbedder
+
+        self.inner = HashingEmbedder(64)
+        self.model_id = "planted"
+        self.n = n
+
+    def embed(self, texts: list[str]) -> Any:
+        if len(texts) == self.n:
+            raise ValueError("planted embedder failure")
+        return self.inner.embed(texts)
+
+
+def planted_models(n: int) -> tuple[Any, Any]:
+    return None, PlantedFailure(n)
+
+
+def test_per_run_errors_are_the_local_ones(ray_instance: Any) -> None:
+    import functools
+
+    from analyzer.loading import load
+    from analyzer.pipeline import analyze
+
+    ray_instance.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    res = load([SAMPLES / f for f in SUBSET])
+    n = int(res.traces["n_steps"][1]) + 1  # the task and every step of the second run
+    local = analyze(res.traces, res.steps, embedder=PlantedFailure(n))
+    assert any("planted embedder failure" in e for e in local.errors)
+    remote = analyze_on_ray(res.traces, res.steps, load_models=functools.partial(planted_models, n),
+                            config=RayConfig(workers=2)).result
+    assert remote.errors == local.errors
+    for name in ("runs", "step_values", "findings"):
+        assert getattr(remote, name).equals(getattr(local, name), null_equal=True), name
 
 
 def test_result_store_round_trip_and_torn_parts(tmp_path: Path) -> None:
