@@ -39,6 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="use this workspace's active adapted ranker, keep the results in it and reuse the ones "
                         "of the current analysis version")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary table")
+    p.add_argument("--corpus", type=Path, metavar="DIR",
+                   help="also write the runs, steps and results as a corpus folder (see 'trajscope corpus')")
     p.add_argument("--engine", choices=("local", "ray"), default="local",
                    help="where the analysis runs: this process (default) or Ray (pip install 'trajscope[ray]'); "
                         "Ray keeps finished runs in OUT/.trajscope-ray and a re-run skips them")
@@ -340,6 +342,14 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # an unwritable folder is a clear message, not a traceback
         print(f"trajscope analyze: cannot write {args.out}: {exc}", file=sys.stderr)
         return 1
+    if args.corpus is not None:
+        from analyzer.corpus import CorpusError, write_corpus
+
+        try:
+            write_corpus(args.corpus, res.traces, res.steps, result.runs)
+        except CorpusError as exc:
+            print(f"trajscope analyze: {exc}", file=sys.stderr)
+            return 1
     if show:
         err.print(summary_table(res.traces, result))
     failed = res.traces.filter(pl.col("outcome") == "failure").height if res.traces.height else 0
