@@ -224,7 +224,7 @@ def connect(config: RayConfig) -> tuple[Any, bool, int]:
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = False
     ctx.print_on_execution_start = False
-    logging.getLogger("ray.data").setLevel(logging.WARNING)
+    logging.getLogger("ray.data").setLevel(logging.ERROR)
     return ray, started, workers
 
 
