@@ -184,6 +184,16 @@ def ray_model_args(args: argparse.Namespace, notes: list[str]) -> argparse.Names
     return out
 
 
+def analysis_key(judge_id: str | None, embedder_id: str, ranker: Any, options: Any) -> str:
+    """Resume-store key of an analysis configuration (analysis version, embedder, options)."""
+    from analyzer.analysis.version import current_analysis_version
+    from analyzer.engines.resume import store_key
+
+    version = current_analysis_version(judge_id, ranker=ranker)
+    return store_key([version, embedder_id, options.judge_curve, options.judge_classify, options.judge_top_k,
+                      options.judge_in_detectors, options.detectors])
+
+
 def analyze_with_ray(args: argparse.Namespace, model_args: argparse.Namespace, traces: pl.DataFrame,
                      steps: pl.DataFrame, ranker: Any, options: Any, prog: Any,
                      embedder_id: str) -> tuple[Any, str] | str:
@@ -193,14 +203,10 @@ def analyze_with_ray(args: argparse.Namespace, model_args: argparse.Namespace, t
     """
     import functools
 
-    from analyzer.analysis.version import current_analysis_version
     from analyzer.engines.ray_engine import RayConfig, RayUnavailable, analyze_on_ray
-    from analyzer.engines.resume import ResultStore, store_key
+    from analyzer.engines.resume import ResultStore
 
-    version = current_analysis_version(model_args.judge_id, ranker=ranker)
-    key = store_key([version, embedder_id, options.judge_curve, options.judge_classify, options.judge_top_k,
-                     options.judge_in_detectors, options.detectors])
-    store = ResultStore(args.out / ".trajscope-ray" / key)
+    store = ResultStore(args.out / ".trajscope-ray" / analysis_key(model_args.judge_id, embedder_id, ranker, options))
     loader = functools.partial(load_models, argparse.Namespace(judge=model_args.judge, no_judge=model_args.no_judge,
                                                                no_embed=model_args.no_embed), [])
     try:

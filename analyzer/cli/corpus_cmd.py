@@ -46,6 +46,17 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     s.add_argument("run_id", help="run id (trace_id)")
     s.add_argument("--csv", action="store_true", help="print CSV")
     s.set_defaults(func=steps)
+    a = cs.add_parser("analyze", help="analyse the corpus in place (results and findings tables); resumable")
+    a.add_argument("corpus", type=Path, help="corpus folder")
+    from analyzer.cli.analyze_cmd import add_model_options
+
+    add_model_options(a)
+    a.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="this process, partition by partition (default), or Ray Data reading the partitions")
+    a.add_argument("--address", metavar="ADDR", help="Ray cluster address (its nodes must see the corpus folder)")
+    a.add_argument("--workers", type=int, metavar="N", help="Ray actors (default: every CPU)")
+    a.add_argument("--quiet", action="store_true", help="no progress bar")
+    a.set_defaults(func=analyze_corpus)
     p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
 
 
@@ -135,4 +146,66 @@ def steps(args: argparse.Namespace) -> int:
         print(f"trajscope corpus steps: no run {args.run_id} in {args.corpus}", file=sys.stderr)
         return 2
     _print(df if args.csv else df.select("step", "agent", "kind", "tool_name", "is_error", "text"), args.csv)
+    return 0
+
+
+def analyze_corpus(args: argparse.Namespace) -> int:
+    """Execute ``corpus analyze``."""
+    import functools
+
+    from analyzer.cli.analyze_cmd import analysis_key, load_models, progress_bar, ray_model_args
+    from analyzer.corpus import Corpus
+    from analyzer.corpus.analysis import analyze_local, finalize, store_for
+    from analyzer.pipeline import AnalyzeOptions
+
+    corpus = _open(args.corpus, "analyze")
+    if not isinstance(corpus, Corpus):
+        return 2
+    if args.engine != "ray" and (args.address is not None or args.workers is not None):
+        print("trajscope corpus analyze: --address and --workers need --engine ray", file=sys.stderr)
+        return 2
+    if args.workers is not None and args.workers < 1:
+        print("trajscope corpus analyze: --workers must be at least 1", file=sys.stderr)
+        return 2
+    notes: list[str] = []
+    options = AnalyzeOptions()
+    if args.engine == "ray":
+        model_args = ray_model_args(args, notes)
+        _, embedder = load_models(argparse.Namespace(judge=None, no_judge=True, no_embed=args.no_embed), notes)
+        model_args.no_embed = embedder is None
+        judge_id = model_args.judge_id
+        judge = None
+    else:
+        judge, embedder = load_models(args, notes)
+        judge_id = getattr(judge, "model_id", None) if judge is not None else None
+    for n in notes:
+        print(f"note: {n}", file=sys.stderr)
+    store = store_for(corpus.root, analysis_key(judge_id, str(getattr(embedder, "model_id", "none")), None, options))
+    with progress_bar(not args.quiet, "analysing", eta=True) as prog:
+        if args.engine == "ray":
+            from analyzer.engines.ray_engine import RayConfig, RayUnavailable, analyze_corpus_on_ray
+
+            loader = functools.partial(load_models, argparse.Namespace(
+                judge=model_args.judge, no_judge=model_args.no_judge, no_embed=model_args.no_embed), [])
+            try:
+                run = analyze_corpus_on_ray(corpus.root, store, load_models=loader,
+                                            config=RayConfig(address=args.address, workers=args.workers),
+                                            options=options, progress=prog)
+            except RayUnavailable as exc:
+                print(f"trajscope corpus analyze: {exc}", file=sys.stderr)
+                return 2
+            reused, analysed = run.reused, run.analysed
+        else:
+            before = len(store.ids())
+            analysed = analyze_local(corpus, store, {"judge": judge, "embedder": embedder, "options": options}, prog)
+            reused = before
+    problems: list[str] = []
+    counts = finalize(corpus, store, on_error=problems.append)
+    print(f"{counts['runs']} runs ({reused} read from {store.root}, {analysed} analysed now), "
+          f"{counts['findings']} findings; results in {corpus.root / 'results'}", file=sys.stderr)
+    if problems:
+        print(f"{counts['errors']} runs with analysis problems (see the 'error' column of the results):",
+              file=sys.stderr)
+        for e in problems[:10]:
+            print(f"  {e}", file=sys.stderr)
     return 0

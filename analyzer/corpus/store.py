@@ -6,6 +6,7 @@ Layout (hive-style partitions, one per source file)::
     <root>/runs/source=<key>/part-0.parquet         TRACE_COLUMNS, one row per run
     <root>/steps/source=<key>/part-0.parquet        STEP_COLUMNS, sorted by (trace_id, step)
     <root>/results/source=<key>/part-0.parquet      RUN_COLUMNS (analysis of each run), if analysed
+    <root>/findings/source=<key>/part-0.parquet     FINDING_COLUMNS, if analysed by ``corpus analyze``
 
 ``<key>`` is :func:`source_key` of the source file's path; a run is keyed by its ``trace_id``
 (the content hash the loader gives it, unique in the corpus). :class:`Corpus` opens the dataset
@@ -32,7 +33,7 @@ from analyzer.schema.models import Trajectory
 
 CORPUS_FORMAT = "1"
 MANIFEST = "corpus.json"
-TABLES = ("runs", "steps", "results")
+TABLES = ("runs", "steps", "results", "findings")
 STEP_ROW_GROUP = 50_000
 """Rows per Parquet row group of a steps file (the unit :meth:`Corpus.steps_of` reads)."""
 
@@ -46,11 +47,13 @@ def source_key(source_file: str | None) -> str:
     return hashlib.blake2b((source_file or "").encode("utf-8", "replace"), digest_size=8).hexdigest()
 
 
-def _part(root: Path, table: str, key: str) -> Path:
+def part_path(root: Path, table: str, key: str) -> Path:
+    """The Parquet file of one table's partition."""
     return root / table / f"source={key}" / "part-0.parquet"
 
 
-def _write(df: pl.DataFrame, path: Path, row_group_size: int | None = None) -> None:
+def write_table(df: pl.DataFrame, path: Path, row_group_size: int | None = None) -> None:
+    """Write a partition file atomically (temporary name, then rename), with row-group statistics."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     df.write_parquet(tmp, statistics=True, row_group_size=row_group_size)
@@ -99,18 +102,19 @@ def write_corpus(root: str | Path, traces: pl.DataFrame, steps: pl.DataFrame, re
     step_parts, result_parts = split(steps), split(results)
     try:
         for (src,), part in keyed.partition_by("_src", as_dict=True, include_key=False).items():
-            _write(part, _part(root, "runs", str(src)))
+            write_table(part, part_path(root, "runs", str(src)))
             st = step_parts.get(str(src), steps.clear())
-            _write(st.sort("trace_id", "step"), _part(root, "steps", str(src)), STEP_ROW_GROUP)
+            write_table(st.sort("trace_id", "step"), part_path(root, "steps", str(src)), STEP_ROW_GROUP)
             if results is not None:
-                _write(result_parts.get(str(src), results.clear()), _part(root, "results", str(src)))
-        _write_manifest(root)
+                write_table(result_parts.get(str(src), results.clear()), part_path(root, "results", str(src)))
+        write_manifest(root)
     except OSError as exc:
         raise CorpusError(f"cannot write the corpus in {root}: {exc}") from exc
     return root
 
 
-def _write_manifest(root: Path) -> None:
+def write_manifest(root: Path) -> None:
+    """Write ``corpus.json`` (format version, number of source partitions)."""
     root.mkdir(parents=True, exist_ok=True)
     parts = len(list((root / "runs").glob("source=*"))) if (root / "runs").is_dir() else 0
     tmp = root / f".{MANIFEST}.tmp{os.getpid()}"
@@ -152,6 +156,10 @@ class Corpus:
     def results(self) -> pl.LazyFrame | None:
         """The analysis results (RUN_COLUMNS plus ``source``), or None when the corpus holds none."""
         return self._scan("results")
+
+    def findings(self) -> pl.LazyFrame | None:
+        """The detector findings (FINDING_COLUMNS plus ``source``), or None when the corpus holds none."""
+        return self._scan("findings")
 
     def runs_table(self, columns: Sequence[str] | None = None, *, where: pl.Expr | None = None,
                    sort: str | None = None, descending: bool = False, limit: int | None = None,
@@ -198,7 +206,7 @@ class Corpus:
         src = self.source_of(trace_id)
         if src is None:
             raise KeyError(trace_id)
-        path = _part(self.root, "steps", src)
+        path = part_path(self.root, "steps", src)
         if not path.is_file():
             return empty_frame(STEP_COLUMNS)
         return pl.scan_parquet(path).filter(pl.col("trace_id") == trace_id).sort("step").collect()

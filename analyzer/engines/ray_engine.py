@@ -171,6 +171,129 @@ class RunAnalyzer:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+class CorpusRunAnalyzer(RunAnalyzer):
+    """An actor that reads its runs' steps from the corpus partitions itself.
+
+    Each batch holds rows of a corpus ``runs`` file (as Ray Data read them) and their ``path``;
+    the actor reads the steps of those runs from the matching ``steps`` file (only the row groups
+    that can hold them) and skips the runs in ``skip`` (already finished).
+
+    Args:
+        skip: Run ids not to analyse.
+        **kwargs: As for :class:`RunAnalyzer`.
+    """
+
+    def __init__(self, skip: frozenset[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.skip = skip
+
+    def __call__(self, batch: Any) -> Any:
+        """Analyse the runs of one batch of the ``runs`` table."""
+        import pyarrow as pa
+
+        from analyzer.pipeline import analyze_one
+
+        runs = pl.from_arrow(batch)
+        assert isinstance(runs, pl.DataFrame)
+        runs = runs.filter(~pl.col("trace_id").is_in(pl.Series(list(self.skip), dtype=pl.Utf8).implode()))
+        ids: list[str] = []
+        out: list[bytes] = []
+        for (path,), part in runs.partition_by("path", as_dict=True, maintain_order=True).items():
+            steps_file = Path(str(path)).parent.parent.parent / "steps" / Path(str(path)).parent.name / "part-0.parquet"
+            wanted = part["trace_id"].implode()
+            steps = pl.scan_parquet(steps_file).filter(pl.col("trace_id").is_in(wanted)).collect()
+            for trajectory in trajectories_from_frames(part.drop("path"), steps):
+                ra = analyze_one(trajectory, host=self.host, ranker=self.ranker, judge=self.state,
+                                 embedder=self.embedder, options=self.options)
+                ids.append(trajectory.id)
+                out.append(encode_run(ra))
+                self.done += 1
+                self._maybe_die()
+        off = self.state.disabled_reason or ""
+        return pa.table({"trace_id": pa.array(ids, pa.string()), "result": pa.array(out, pa.binary()),
+                         "judge_off": pa.array([off] * len(out), pa.string())})
+
+
+def read_runs_partition(batch: Any) -> Any:
+    """Ray Data stage: the rows of the corpus ``runs`` files named in a batch, with their ``path``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables = []
+    for path in batch.column("path").to_pylist():
+        t = pq.read_table(path)
+        tables.append(t.append_column("path", pa.array([path] * t.num_rows, pa.string())))
+    return pa.concat_tables(tables)
+
+
+def analyze_corpus_on_ray(
+    root: Path,
+    store: ResultStore,
+    *,
+    load_models: ModelLoader,
+    config: RayConfig | None = None,
+    ranker: Ranker | None = None,
+    options: AnalyzeOptions | None = None,
+    progress: Progress = no_progress,
+) -> RayRun:
+    """Analyse the runs of a corpus folder not yet in ``store``, Ray Data reading the corpus partitions.
+
+    The workers must see ``root`` (a local instance, or a folder shared by the cluster's nodes).
+    Results go to ``store`` batch by batch; :func:`analyzer.corpus.analysis.finalize` then writes
+    them into the corpus. ``RayRun.result`` is empty here (the results are in the store).
+
+    Raises:
+        RayUnavailable: Ray is missing or cannot start.
+    """
+    from analyzer.corpus import Corpus
+    from analyzer.corpus.analysis import partitions
+    from analyzer.corpus.store import part_path
+
+    config = config or RayConfig()
+    options = options or AnalyzeOptions()
+    corpus = Corpus(root)
+    all_ids = set(corpus.runs().select("trace_id").collect()["trace_id"].to_list())
+    done = store.ids() & all_ids
+    total = len(all_ids)
+    todo = total - len(done)
+    workers = 0
+    if todo:
+        ray, started, workers = connect(config)
+        try:
+            import ray.data
+
+            size = max(1, config.runs_per_batch)
+            files = [str(part_path(corpus.root.resolve(), "runs", src)) for src in partitions(corpus)]
+            # A Ray Data stage reads the partitions, one file per task. It takes no CPU slot: the
+            # actors hold one each, and a reader waiting for a slot would never run (read_parquet's
+            # file listing asks for a CPU; it also races on fsspec's optional HTTP filesystem import).
+            ds = ray.data.from_items([{"path": f} for f in files]).map_batches(
+                read_runs_partition, batch_size=1, batch_format="pyarrow", num_cpus=0)
+            out = ds.map_batches(
+                CorpusRunAnalyzer, batch_size=size, batch_format="pyarrow", num_cpus=1,
+                compute=ray.data.ActorPoolStrategy(size=workers),
+                fn_constructor_kwargs={"skip": frozenset(done), "load_models": load_models, "ranker": ranker,
+                                       "options": options, "env": _worker_env(config), "fault": config.fault,
+                                       "fault_marker": os.environ.get(FAULT_MARKER_ENV)})
+            finished = len(done)
+            progress(finished, total, "")
+            for batch in out.iter_batches(batch_size=None, batch_format="pyarrow"):
+                rows = list(zip(batch.column("trace_id").to_pylist(), batch.column("result").to_pylist(), strict=True))
+                finished += store.add(rows)
+                progress(finished, total, f"{finished - len(done)}/{todo} analysed")
+        finally:
+            if started:
+                ray.shutdown()
+    progress(total, total, "done")
+    return RayRun(AnalysisResult(), len(done), todo, workers)
+
+
+def _worker_env(config: RayConfig) -> dict[str, str]:
+    """Driver environment the actors get: everything relevant locally, only offline flags on a cluster."""
+    prefixes = ("HF_", "TRANSFORMERS_") if config.address else PASS_ENV_PREFIXES
+    return {k: v for k, v in os.environ.items() if k.startswith(prefixes)}
+
+
 def _blocks(traces: pl.DataFrame, steps: pl.DataFrame, todo: list[int], size: int) -> Iterator[Any]:
     """Pyarrow tables of ``size`` runs each: position in ``traces``, run id, pickled trajectory."""
     import pyarrow as pa
@@ -294,8 +417,7 @@ def _run(ray: Any, traces: pl.DataFrame, steps: pl.DataFrame, todo: list[int], r
     """Stream the runs of ``todo`` through the actor pool into ``results``; returns a judge-off reason."""
     import ray.data
 
-    env = {k: v for k, v in os.environ.items() if k.startswith(PASS_ENV_PREFIXES)} if not config.address else {
-        k: v for k, v in os.environ.items() if k.startswith(("HF_", "TRANSFORMERS_"))}
+    env = _worker_env(config)
     given = os.environ.get(FAULT_MARKER_ENV)
     marker = given or str(Path(tempfile.gettempdir()) / f"trajscope-ray-fault-{uuid.uuid4().hex}")
     size = max(1, config.runs_per_batch)

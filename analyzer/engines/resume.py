@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import orjson
@@ -74,6 +74,28 @@ class ResultStore:
                 if isinstance(tid, str) and isinstance(payload, bytes):
                     out[tid] = payload
         return out
+
+    def ids(self) -> set[str]:
+        """Ids of the finished runs (reads only the id column of each part)."""
+        out: set[str] = set()
+        for part in sorted(self.root.glob("part-*.parquet")) if self.root.is_dir() else []:
+            try:
+                out.update(t for t in pq.read_table(part, columns=["trace_id"]).column("trace_id").to_pylist()
+                           if isinstance(t, str))
+            except Exception:  # a torn or foreign file: its runs are analysed again
+                continue
+        return out
+
+    def iter_parts(self) -> Iterator[list[tuple[str, bytes]]]:
+        """The stored runs, one part at a time (bounded memory)."""
+        for part in sorted(self.root.glob("part-*.parquet")) if self.root.is_dir() else []:
+            try:
+                table = pq.read_table(part)
+                rows = list(zip(table.column("trace_id").to_pylist(), table.column("payload").to_pylist(),
+                                strict=True))
+            except Exception:
+                continue
+            yield [(t, p) for t, p in rows if isinstance(t, str) and isinstance(p, bytes)]
 
     def add(self, items: Iterable[tuple[str, bytes]]) -> int:
         """Write one part with these runs (atomically); returns how many were written."""

@@ -202,3 +202,30 @@ def test_bad_engine_options_are_usage_errors(tmp_path: Path, capsys: pytest.Capt
     assert "at least 1" in capsys.readouterr().err
     assert main(["analyze", str(SAMPLES), "--engine", "ray", "--workspace", str(tmp_path / "w.tsws"),
                  "--out", str(tmp_path)]) == 2
+
+
+def test_corpus_analyze_on_ray_reads_the_partitions_and_matches_local(ray_instance: Any, tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    from analyzer.corpus import Corpus
+
+    paths = [str(SAMPLES / f) for f in SUBSET]
+    assert main(["corpus", "build", *paths, "--to", str(tmp_path / "local")]) == 0
+    shutil.copytree(tmp_path / "local", tmp_path / "ray")
+    assert main(["corpus", "analyze", str(tmp_path / "local"), "--no-judge", "--no-embed", "--quiet"]) == 0
+    assert main(["corpus", "analyze", str(tmp_path / "ray"), "--no-judge", "--no-embed", "--quiet",
+                 "--engine", "ray", "--workers", "2"]) == 0
+    err = capsys.readouterr().err
+    assert "0 read from" in err
+    for table in ("results", "findings"):
+        a, b = (getattr(Corpus(tmp_path / d), table)() for d in ("local", "ray"))
+        assert a is not None and b is not None
+        x, y = a.collect().sort("trace_id", "step" if table == "findings" else "trace_id"), b.collect().sort(
+            "trace_id", "step" if table == "findings" else "trace_id")
+        assert x.height > 0 and x.equals(y, null_equal=True), table
+    # a re-run finds every run in the store and starts no actors
+    assert main(["corpus", "analyze", str(tmp_path / "ray"), "--no-judge", "--no-embed", "--quiet",
+                 "--engine", "ray", "--workers", "2"]) == 0
+    n = Corpus(tmp_path / "ray").count()
+    assert f"{n} read from" in capsys.readouterr().err
