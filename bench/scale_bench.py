@@ -132,6 +132,21 @@ def bench_analysis(root: Path, n: int, embedder_name: str, with_ray: bool) -> di
     rates["local"] = clock.steady()
     print(f"local engine        : {dt:7.1f} s wall ({traces.height / dt:6.2f} runs/s, model load included); "
           f"steady {rates['local']:6.2f} runs/s, {rates['local'] * n_steps / traces.height:6.0f} steps/s")
+    if embedder_name == "minilm" and "torch" in sys.modules:
+        import torch
+
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)  # what a Ray actor with one CPU gets (OMP_NUM_THREADS=1)
+        _fresh_cache()
+        clock = Clock()
+        t0 = time.perf_counter()
+        _, emb = models()
+        analyze(traces, steps, embedder=emb, progress=clock)
+        dt = time.perf_counter() - t0
+        torch.set_num_threads(threads)
+        rates["local1"] = clock.steady()
+        print(f"local, torch 1 thread: {dt:6.1f} s wall; steady {rates['local1']:6.2f} runs/s "
+              f"(torch default here: {threads} threads)")
     if not with_ray:
         return rates
     from analyzer.engines.ray_engine import RayConfig, analyze_on_ray, connect

@@ -47,6 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--address", metavar="ADDR", help="Ray cluster address (default: start a local Ray instance)")
     p.add_argument("--workers", type=int, metavar="N", help="Ray actors, each holding one loaded model "
                    "(default: every CPU)")
+    p.add_argument("--batch", type=int, default=4, metavar="N",
+                   help="runs per Ray batch: what a killed worker redoes and one resume-store file (default 4)")
     p.set_defaults(func=run)
 
 
@@ -211,7 +213,7 @@ def analyze_with_ray(args: argparse.Namespace, model_args: argparse.Namespace, t
                                                                no_embed=model_args.no_embed), [])
     try:
         run = analyze_on_ray(traces, steps, load_models=loader, store=store,
-                             config=RayConfig(address=args.address, workers=args.workers),
+                             config=RayConfig(address=args.address, workers=args.workers, runs_per_batch=args.batch),
                              ranker=ranker, options=options, progress=prog)
     except RayUnavailable as exc:
         return str(exc)
@@ -266,8 +268,8 @@ def run(args: argparse.Namespace) -> int:
     if args.engine == "ray" and args.workspace is not None:
         print("trajscope analyze: --workspace is not supported with --engine ray yet", file=sys.stderr)
         return 2
-    if args.workers is not None and args.workers < 1:
-        print("trajscope analyze: --workers must be at least 1", file=sys.stderr)
+    if (args.workers is not None and args.workers < 1) or args.batch < 1:
+        print("trajscope analyze: --workers and --batch must be at least 1", file=sys.stderr)
         return 2
     ranker = None
     ranker_line = ""

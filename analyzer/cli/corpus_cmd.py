@@ -55,6 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="this process, partition by partition (default), or Ray Data reading the partitions")
     a.add_argument("--address", metavar="ADDR", help="Ray cluster address (its nodes must see the corpus folder)")
     a.add_argument("--workers", type=int, metavar="N", help="Ray actors (default: every CPU)")
+    a.add_argument("--batch", type=int, default=4, metavar="N",
+                   help="runs per Ray batch: what a killed worker redoes and one resume-store file (default 4)")
     a.add_argument("--quiet", action="store_true", help="no progress bar")
     a.set_defaults(func=analyze_corpus)
     p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
@@ -164,8 +166,8 @@ def analyze_corpus(args: argparse.Namespace) -> int:
     if args.engine != "ray" and (args.address is not None or args.workers is not None):
         print("trajscope corpus analyze: --address and --workers need --engine ray", file=sys.stderr)
         return 2
-    if args.workers is not None and args.workers < 1:
-        print("trajscope corpus analyze: --workers must be at least 1", file=sys.stderr)
+    if (args.workers is not None and args.workers < 1) or args.batch < 1:
+        print("trajscope corpus analyze: --workers and --batch must be at least 1", file=sys.stderr)
         return 2
     notes: list[str] = []
     options = AnalyzeOptions()
@@ -189,7 +191,7 @@ def analyze_corpus(args: argparse.Namespace) -> int:
                 judge=model_args.judge, no_judge=model_args.no_judge, no_embed=model_args.no_embed), [])
             try:
                 run = analyze_corpus_on_ray(corpus.root, store, load_models=loader,
-                                            config=RayConfig(address=args.address, workers=args.workers),
+                                            config=RayConfig(address=args.address, workers=args.workers, runs_per_batch=args.batch),
                                             options=options, progress=prog)
             except RayUnavailable as exc:
                 print(f"trajscope corpus analyze: {exc}", file=sys.stderr)
