@@ -125,6 +125,7 @@ class RunAnalyzer:
     def __init__(self, load_models: ModelLoader, ranker: Ranker | None, options: AnalyzeOptions,
                  env: dict[str, str], fault: str | None = None, fault_marker: str | None = None) -> None:
         os.environ.update(env)
+        os.environ.setdefault("TRAJSCOPE_JUDGE_THREADS", "1")  # the actor holds one CPU (results do not change)
         from analyzer.pipeline import JudgeState
         from analyzer.plugin_host.registry import default_host
 
