@@ -21,7 +21,7 @@ system-packages:
 $(STAMP): pyproject.toml constraints.txt | system-packages
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip wheel setuptools
-	$(PY) -m pip install --progress-bar off -c constraints.txt $(FIND_LINKS) -e ".[ui,models,dev]"
+	$(PY) -m pip install --progress-bar off -c constraints.txt $(FIND_LINKS) -e ".[ui,models,ray,dev]"
 	touch $(STAMP)
 
 run: system-packages $(STAMP)

@@ -172,6 +172,10 @@ class _JudgeState:
         return None
 
 
+JudgeState = _JudgeState
+"""The judge shared by the runs one process analyses (public name for other engines)."""
+
+
 def _p_failure(trajectory: Trajectory, findings: Sequence[Finding]) -> float:
     if trajectory.outcome == Outcome.FAILURE:
         return 1.0
@@ -340,6 +344,28 @@ def _assemble(
                        errors=[f"{traj.id}: {e}" for e in errors])
 
 
+def analyze_one(
+    trajectory: Trajectory,
+    *,
+    host: PluginHost,
+    ranker: Ranker,
+    judge: _JudgeState,
+    embedder: Any = None,
+    options: AnalyzeOptions | None = None,
+    cancel: CancelToken | None = None,
+    report: Report | None = None,
+) -> RunAnalysis:
+    """:func:`analyze_run`, with a run that raises turned into a per-run error (every engine uses this)."""
+    try:
+        return analyze_run(trajectory, host=host, ranker=ranker, judge=judge, embedder=embedder,
+                           options=options, cancel=cancel, report=report)
+    except Exception as exc:  # one broken run never stops the others
+        t = trajectory
+        return RunAnalysis(run={"trace_id": t.id, "error": f"analysis failed: {type(exc).__name__}: {exc}",
+                                "value_estimator": EVIDENCE_ESTIMATOR},
+                           errors=[f"{t.id}: analysis failed: {type(exc).__name__}: {exc}"])
+
+
 def analyze(
     traces: pl.DataFrame,
     steps: pl.DataFrame,
@@ -393,13 +419,8 @@ def analyze(
         report = _event_reporter(sink, clock, i, total, label, calls) if sink is not None else None
         if report is not None:
             report("run", None, len(t.steps), (), 0.0)
-        try:
-            ra = analyze_run(t, host=host, ranker=ranker, judge=state, embedder=embedder, options=options,
-                             cancel=cancel, report=report)
-        except Exception as exc:  # one broken run never stops the others
-            ra = RunAnalysis(run={"trace_id": t.id, "error": f"analysis failed: {type(exc).__name__}: {exc}",
-                                  "value_estimator": EVIDENCE_ESTIMATOR},
-                             errors=[f"{t.id}: analysis failed: {type(exc).__name__}: {exc}"])
+        ra = analyze_one(t, host=host, ranker=ranker, judge=state, embedder=embedder, options=options,
+                         cancel=cancel, report=report)
         runs.append(ra)
         if on_run is not None:
             on_run(ra)

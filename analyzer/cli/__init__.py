@@ -39,7 +39,7 @@ def build_parser(extra: Sequence[Register] = ()) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for reg in _BUILTIN:
         reg(sub)
-    for name in ("analyze_cmd", "eval_cmd", "report_cmd", "schema_cmd", "plugins_cmd"):
+    for name in ("analyze_cmd", "eval_cmd", "report_cmd", "schema_cmd", "plugins_cmd", "corpus_cmd"):
         r = _optional(name)
         if r is not None:
             r(sub)

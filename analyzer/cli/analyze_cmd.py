@@ -42,6 +42,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "of the current analysis version")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary table")
     add_lang_option(p)
+    p.add_argument("--corpus", type=Path, metavar="DIR",
+                   help="also write the runs, steps and results as a corpus folder (see 'trajscope corpus')")
+    p.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="where the analysis runs: this process (default) or Ray (pip install 'trajscope[ray]'); "
+                        "Ray keeps finished runs in OUT/.trajscope-ray and a re-run skips them")
+    p.add_argument("--address", metavar="ADDR", help="Ray cluster address (default: start a local Ray instance)")
+    p.add_argument("--workers", type=int, metavar="N", help="Ray actors, each holding one loaded model "
+                   "(default: every CPU)")
+    p.add_argument("--batch", type=int, default=4, metavar="N",
+                   help="runs per Ray batch: what a killed worker redoes and one resume-store file (default 4)")
     p.set_defaults(func=run)
 
 
@@ -109,17 +119,26 @@ def load_models(args: argparse.Namespace, notes: list[str]) -> tuple[Any, Any]:
 
 
 @contextmanager
-def progress_bar(enabled: bool, description: str) -> Iterator[Any]:
-    """A rich progress bar on stderr, yielding a ``Progress``-protocol callable."""
+def progress_bar(enabled: bool, description: str, eta: bool = False) -> Iterator[Any]:
+    """A rich progress bar on stderr (with an ETA if asked), yielding a ``Progress``-protocol callable."""
     if not enabled:
         yield lambda done, total, message="": None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     console = Console(stderr=True)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.fields[item]}"), console=console, transient=False) as bar:
+    columns: list[Any] = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    if eta:
+        columns += [TextColumn("ETA"), TimeRemainingColumn()]
+    with Progress(*columns, TextColumn("{task.fields[item]}"), console=console, transient=False) as bar:
         task = bar.add_task(description, total=None, item="")
 
         def report(done: int, total: int, message: str = "") -> None:
@@ -142,6 +161,67 @@ def write_outputs(out: Path, traces: pl.DataFrame, steps: pl.DataFrame, result: 
     if embedder is not None and result is not None:
         insights = compute_insights(result.runs, traces, steps, embedder, result.findings)
     return write_analysis(out, traces, steps, result, annotations=annotations, aliases=aliases, insights=insights)
+
+
+def ray_model_args(args: argparse.Namespace, notes: list[str]) -> argparse.Namespace:
+    """The model options the Ray actors load, checked on the driver without loading the judge.
+
+    A judge that cannot be used becomes the same note as on the local engine; the returned
+    namespace then says ``no_judge``. ``judge_id`` is the judge's model id (for the store key).
+    """
+    import importlib.util
+
+    from analyzer.errors import ModelUnavailable
+
+    out = argparse.Namespace(judge=args.judge, no_judge=args.no_judge, no_embed=args.no_embed, judge_id=None)
+    if args.no_judge:
+        return out
+    try:
+        from analyzer.judge.llama import resolve_model
+
+        _, out.judge_id = resolve_model(args.judge)
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise ModelUnavailable("the judge needs llama-cpp-python, which is not installed "
+                                   "(pip install 'trajscope[models]'; build it with CMAKE_ARGS=-DGGML_NATIVE=OFF)")
+    except (ModelUnavailable, ImportError) as exc:
+        notes.append(f"judge not used: {exc}")
+        out.no_judge, out.judge_id = True, None
+    return out
+
+
+def analysis_key(judge_id: str | None, embedder_id: str, ranker: Any, options: Any) -> str:
+    """Resume-store key of an analysis configuration (analysis version, embedder, options)."""
+    from analyzer.analysis.version import current_analysis_version
+    from analyzer.engines.resume import store_key
+
+    version = current_analysis_version(judge_id, ranker=ranker)
+    return store_key([version, embedder_id, options.judge_curve, options.judge_classify, options.judge_top_k,
+                      options.judge_in_detectors, options.detectors])
+
+
+def analyze_with_ray(args: argparse.Namespace, model_args: argparse.Namespace, traces: pl.DataFrame,
+                     steps: pl.DataFrame, ranker: Any, options: Any, prog: Any,
+                     embedder_id: str) -> tuple[Any, str] | str:
+    """Run the analysis on Ray (:mod:`analyzer.engines.ray_engine`); a problem is returned as text.
+
+    Finished runs are kept in ``OUT/.trajscope-ray/<configuration>`` and skipped by a re-run.
+    """
+    import functools
+
+    from analyzer.engines.ray_engine import RayConfig, RayUnavailable, analyze_on_ray
+    from analyzer.engines.resume import ResultStore
+
+    store = ResultStore(args.out / ".trajscope-ray" / analysis_key(model_args.judge_id, embedder_id, ranker, options))
+    loader = functools.partial(load_models, argparse.Namespace(judge=model_args.judge, no_judge=model_args.no_judge,
+                                                               no_embed=model_args.no_embed), [])
+    try:
+        run = analyze_on_ray(traces, steps, load_models=loader, store=store,
+                             config=RayConfig(address=args.address, workers=args.workers, runs_per_batch=args.batch),
+                             ranker=ranker, options=options, progress=prog)
+    except RayUnavailable as exc:
+        return str(exc)
+    where = f"on Ray ({run.workers} workers)" if run.workers else "on Ray"
+    return run.result, f"{run.reused} runs read from {store.root}, {run.analysed} analysed now {where}"
 
 
 def summary_table(traces: pl.DataFrame, result: Any, limit: int = 20) -> Any:
@@ -185,6 +265,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"trajscope analyze: --out {args.out} exists and is not a folder", file=sys.stderr)
         return 2
     show = not args.quiet
+    if args.engine != "ray" and (args.address is not None or args.workers is not None):
+        print("trajscope analyze: --address and --workers need --engine ray", file=sys.stderr)
+        return 2
+    if args.engine == "ray" and args.workspace is not None:
+        print("trajscope analyze: --workspace is not supported with --engine ray yet", file=sys.stderr)
+        return 2
+    if (args.workers is not None and args.workers < 1) or args.batch < 1:
+        print("trajscope analyze: --workers and --batch must be at least 1", file=sys.stderr)
+        return 2
     ranker = None
     ranker_line = ""
     if args.workspace is not None:
@@ -200,7 +289,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"trajscope analyze: {exc}", file=sys.stderr)
         return 2
     notes: list[str] = []
-    judge, embedder = load_models(args, notes)
+    if args.engine == "ray":
+        ray_args = ray_model_args(args, notes)
+        # the actors load the judge; the driver's embedder (lazy) loads only for the insights
+        judge, embedder = load_models(argparse.Namespace(judge=None, no_judge=True, no_embed=args.no_embed), notes)
+        ray_args.no_embed = embedder is None
+    else:
+        judge, embedder = load_models(args, notes)
     if ranker is not None and bool(ranker.params.meta.get("embeddings", embedder is not None)) != (embedder is not None):
         notes.append("the adapted ranker was fitted " + ("with" if embedder is None else "without")
                      + " sentence embeddings, this analysis runs " + ("without" if embedder is None else "with")
@@ -226,9 +321,17 @@ def run(args: argparse.Namespace) -> int:
             print(f"trajscope analyze: cannot use workspace {args.workspace}: {exc}", file=sys.stderr)
             return 2
     try:
-        with progress_bar(show, "analysing") as prog:
+        with progress_bar(show, "analysing", eta=args.engine == "ray") as prog:
             options = AnalyzeOptions(judge_curve=args.judge_curve)
-            if ws is None:
+            if args.engine == "ray":
+                ray_result = analyze_with_ray(args, ray_args, res.traces, res.steps, ranker, options, prog,
+                                              str(getattr(embedder, "model_id", "none")))
+                if isinstance(ray_result, str):
+                    print(f"trajscope analyze: {ray_result}", file=sys.stderr)
+                    return 2
+                result, line = ray_result
+                err.print(line, highlight=False, markup=False)
+            elif ws is None:
                 result = analyze(res.traces, res.steps, judge=judge, embedder=embedder, progress=prog, ranker=ranker,
                                  options=options)
             else:
@@ -250,6 +353,14 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # an unwritable folder is a clear message, not a traceback
         print(f"trajscope analyze: cannot write {args.out}: {exc}", file=sys.stderr)
         return 1
+    if args.corpus is not None:
+        from analyzer.corpus import CorpusError, write_corpus
+
+        try:
+            write_corpus(args.corpus, res.traces, res.steps, result.runs)
+        except CorpusError as exc:
+            print(f"trajscope analyze: {exc}", file=sys.stderr)
+            return 1
     if show:
         err.print(summary_table(res.traces, result))
     failed = res.traces.filter(pl.col("outcome") == "failure").height if res.traces.height else 0
