@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,9 +32,9 @@ import polars as pl
 
 from analyzer.embedding.base import Embedder
 from analyzer.jobs import Cancelled, CancelToken, NeverCancel, Progress, no_progress
-from analyzer.metrics.model_names import normalise_model
+from analyzer.metrics.model_names import model_group
 
-FAILURE_COLUMNS = ("trace_id", "model", "category", "decisive_step", "n_steps", "rel_position", "tool", "text", "task",
+FAILURE_COLUMNS = ("trace_id", "model", "raw_model", "category", "decisive_step", "n_steps", "rel_position", "tool", "text", "task",
                    "step_text", "evidence", "new_evidence")
 """Columns of :func:`failure_table`."""
 
@@ -78,8 +78,24 @@ def _clip(text: object, limit: int) -> str:
     return s[:limit]
 
 
+UNKNOWN_MODEL = "unknown"
+"""Model group of runs whose trace names no model."""
+
+
+def model_column(raw: pl.Series, aliases: Mapping[str, str] | None = None) -> pl.Series:
+    """The ``model`` column of :func:`failure_table`: each raw name's group, as the Compare tab groups.
+
+    Provider prefixes are removed and the workspace's alias table is applied
+    (:func:`analyzer.metrics.model_names.model_group`); a missing name is ``unknown``.
+    """
+    names = raw.cast(pl.Utf8).fill_null(UNKNOWN_MODEL).to_list()
+    groups = {n: model_group(n, aliases) for n in set(names)}
+    return pl.Series("model", [groups[n] for n in names], dtype=pl.Utf8)
+
+
 def failure_table(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFrame,
-                  findings: pl.DataFrame | None = None, params: InsightParams | None = None) -> pl.DataFrame:
+                  findings: pl.DataFrame | None = None, params: InsightParams | None = None,
+                  aliases: Mapping[str, str] | None = None) -> pl.DataFrame:
     """One row per failed run with a decisive step: what the clustering looks at.
 
     Args:
@@ -89,6 +105,8 @@ def failure_table(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFrame,
         steps: Steps frame (``trace_id``, ``step``, ``text``, ``tool_name``, ``kind``).
         findings: Findings frame (``trace_id``, ``step``, ``evidence_quote``), or None.
         params: Text limits.
+        aliases: The workspace's model alias table (name -> group), or None: ``model`` is the
+            group of ``raw_model`` (provider prefixes removed, aliases applied).
 
     Returns:
         Frame with :data:`FAILURE_COLUMNS`, in the order of ``runs``. Only runs whose outcome is
@@ -130,10 +148,12 @@ def failure_table(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFrame,
     evidence = pl.concat_str([pl.col("_quotes").fill_null(""), pl.col("rationale").fill_null("")], separator=" ")
     fresh = [new_evidence(step, quotes, rationale)[:p.evidence_chars] for step, quotes, rationale in
              zip(base["_text"].to_list(), base["_quote_list"].to_list(), base["rationale"].to_list(), strict=True)]
-    base = base.with_columns(pl.Series("_new_evidence", fresh, dtype=pl.Utf8))
+    base = base.with_columns(pl.Series("_new_evidence", fresh, dtype=pl.Utf8),
+                             model_column(base["model"], aliases).alias("_group"))
     return base.select(
         pl.col("trace_id").cast(pl.Utf8),
-        pl.col("model").cast(pl.Utf8).map_elements(normalise_model, return_dtype=pl.Utf8).fill_null("unknown"),
+        pl.col("_group").alias("model"),
+        pl.col("model").cast(pl.Utf8).alias("raw_model"),
         pl.col("category").cast(pl.Utf8).fill_null(UNCATEGORISED),
         pl.col("decisive_step").cast(pl.Int64),
         pl.col("n_steps").cast(pl.Int64),
