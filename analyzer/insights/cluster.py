@@ -34,8 +34,8 @@ from analyzer.embedding.base import Embedder
 from analyzer.jobs import Cancelled, CancelToken, NeverCancel, Progress, no_progress
 from analyzer.metrics.model_names import model_group
 
-FAILURE_COLUMNS = ("trace_id", "model", "raw_model", "category", "decisive_step", "n_steps", "rel_position", "tool", "text", "task",
-                   "step_text", "evidence", "new_evidence")
+FAILURE_COLUMNS = ("trace_id", "model", "raw_model", "category", "decisive_step", "n_steps", "rel_position", "tool",
+                   "text", "task", "step_text", "evidence", "new_evidence")
 """Columns of :func:`failure_table`."""
 
 UNCATEGORISED = "other"
@@ -139,7 +139,8 @@ def failure_table(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFrame,
         base = base.join(quotes, left_on=["trace_id", "decisive_step"], right_on=["trace_id", "step"], how="left",
                          maintain_order="left")
     else:
-        base = base.with_columns(pl.lit(None, pl.Utf8).alias("_quotes"), pl.lit(None, pl.List(pl.Utf8)).alias("_quote_list"))
+        base = base.with_columns(pl.lit(None, pl.Utf8).alias("_quotes"),
+                                 pl.lit(None, pl.List(pl.Utf8)).alias("_quote_list"))
     if "rationale" not in base.columns:
         base = base.with_columns(pl.lit(None, pl.Utf8).alias("rationale"))
     for c, dtype in (("model", pl.Utf8), ("n_steps", pl.Int64), ("task", pl.Utf8)):
