@@ -368,7 +368,7 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResu
         tags=tag_counts,
         min_group_runs=min_group_runs,
         signals=signal_section(table, metrics),
-        insights=_insight_views(insights, cats, traces),
+        insights=_insight_views(insights.with_aliases(aliases) if insights is not None else None, cats, traces),
     )
 
 

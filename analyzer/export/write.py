@@ -42,6 +42,8 @@ def export_tables(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisRes
         Table name -> frame.
     """
     runs = result.runs if result is not None else None
+    if insights is not None:  # per-model shares group the models as models.csv does
+        insights = insights.with_aliases(aliases)
     tables = {
         "traces": run_table(traces, result, annotations, steps, insights.run_column() if insights else None),
         "steps": step_table(steps, result),

@@ -6,20 +6,24 @@ Method (no fixed number of clusters):
    category, the decisive step's text plus its evidence (quotes of findings on that step and the
    run's rationale, clipped), and the tool or action involved (the step's tool, else the next
    step's tool, else the step kind).
+   The evidence without what repeats the step (:func:`new_evidence`: the step's own quotes
+   emptied, step numbers and probabilities masked) is what gets embedded beside the step.
 2. :func:`cluster_failures` embeds the texts and appends a one-hot of the tool, weighted by
    :attr:`InsightParams.tool_weight`. Runs are blocked by category (an insight has one category),
    and each block is clustered by average-linkage agglomerative clustering on Euclidean distance
    with a distance threshold (scikit-learn ``AgglomerativeClustering(distance_threshold=...)``).
    For unit vectors ``d^2 = 2(1 - cos) + 2 w^2 [tools differ]``. Blocks larger than
-   :attr:`InsightParams.max_direct` are first reduced to k-means micro-clusters, whose centres are
-   then clustered the same way (so 10,000 runs stay fast and memory stays small).
+   :attr:`InsightParams.max_direct` are clustered by rounds (:func:`cluster_block`): a sample
+   is clustered directly and the other rows join its clusters by the same average-linkage rule,
+   so 10,000 runs stay fast and memory stays small (no pairwise matrix of the whole block).
 3. :class:`analyzer.insights.model.InsightSet` summarises each cluster.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,10 +32,10 @@ import polars as pl
 
 from analyzer.embedding.base import Embedder
 from analyzer.jobs import Cancelled, CancelToken, NeverCancel, Progress, no_progress
-from analyzer.metrics.model_names import normalise_model
+from analyzer.metrics.model_names import model_group
 
-FAILURE_COLUMNS = ("trace_id", "model", "category", "decisive_step", "n_steps", "rel_position", "tool", "text", "task",
-                   "step_text", "evidence")
+FAILURE_COLUMNS = ("trace_id", "model", "raw_model", "category", "decisive_step", "n_steps", "rel_position", "tool",
+                   "text", "task", "step_text", "evidence", "new_evidence")
 """Columns of :func:`failure_table`."""
 
 UNCATEGORISED = "other"
@@ -51,7 +55,8 @@ class InsightParams:
         step_chars: Characters of the decisive step's text kept for naming.
         evidence_chars: Characters of evidence (finding quotes, rationale) that are embedded and named from.
         evidence_weight: Weight of the evidence embedding added to the step embedding.
-        max_direct: Largest block clustered directly; larger ones go through k-means micro-clusters.
+        max_direct: Largest block clustered directly; larger ones are clustered by rounds of a
+            sample this large (see :func:`cluster_block`).
         remove_task: Project the embedding of the run's task out of the step embedding (and leave
             the task's words out of the names), so runs group by how they failed, not by which
             task they worked on (the same task run by several models would otherwise cluster).
@@ -73,8 +78,24 @@ def _clip(text: object, limit: int) -> str:
     return s[:limit]
 
 
+UNKNOWN_MODEL = "unknown"
+"""Model group of runs whose trace names no model."""
+
+
+def model_column(raw: pl.Series, aliases: Mapping[str, str] | None = None) -> pl.Series:
+    """The ``model`` column of :func:`failure_table`: each raw name's group, as the Compare tab groups.
+
+    Provider prefixes are removed and the workspace's alias table is applied
+    (:func:`analyzer.metrics.model_names.model_group`); a missing name is ``unknown``.
+    """
+    names = raw.cast(pl.Utf8).fill_null(UNKNOWN_MODEL).to_list()
+    groups = {n: model_group(n, aliases) for n in set(names)}
+    return pl.Series("model", [groups[n] for n in names], dtype=pl.Utf8)
+
+
 def failure_table(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFrame,
-                  findings: pl.DataFrame | None = None, params: InsightParams | None = None) -> pl.DataFrame:
+                  findings: pl.DataFrame | None = None, params: InsightParams | None = None,
+                  aliases: Mapping[str, str] | None = None) -> pl.DataFrame:
     """One row per failed run with a decisive step: what the clustering looks at.
 
     Args:
@@ -84,6 +105,8 @@ def failure_table(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFrame,
         steps: Steps frame (``trace_id``, ``step``, ``text``, ``tool_name``, ``kind``).
         findings: Findings frame (``trace_id``, ``step``, ``evidence_quote``), or None.
         params: Text limits.
+        aliases: The workspace's model alias table (name -> group), or None: ``model`` is the
+            group of ``raw_model`` (provider prefixes removed, aliases applied).
 
     Returns:
         Frame with :data:`FAILURE_COLUMNS`, in the order of ``runs``. Only runs whose outcome is
@@ -110,20 +133,28 @@ def failure_table(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFrame,
                   maintain_order="left"))
     if findings is not None and findings.height and "evidence_quote" in findings.columns:
         quotes = (findings.filter(pl.col("evidence_quote").is_not_null())
-                  .group_by(["trace_id", "step"]).agg(pl.col("evidence_quote").str.join(" ").alias("_quotes")))
+                  .group_by(["trace_id", "step"], maintain_order=True)
+                  .agg(pl.col("evidence_quote").str.join(" ").alias("_quotes"),
+                       pl.col("evidence_quote").alias("_quote_list")))
         base = base.join(quotes, left_on=["trace_id", "decisive_step"], right_on=["trace_id", "step"], how="left",
                          maintain_order="left")
     else:
-        base = base.with_columns(pl.lit(None, pl.Utf8).alias("_quotes"))
+        base = base.with_columns(pl.lit(None, pl.Utf8).alias("_quotes"),
+                                 pl.lit(None, pl.List(pl.Utf8)).alias("_quote_list"))
     if "rationale" not in base.columns:
         base = base.with_columns(pl.lit(None, pl.Utf8).alias("rationale"))
     for c, dtype in (("model", pl.Utf8), ("n_steps", pl.Int64), ("task", pl.Utf8)):
         if c not in base.columns:
             base = base.with_columns(pl.lit(None, dtype).alias(c))
     evidence = pl.concat_str([pl.col("_quotes").fill_null(""), pl.col("rationale").fill_null("")], separator=" ")
+    fresh = [new_evidence(step, quotes, rationale)[:p.evidence_chars] for step, quotes, rationale in
+             zip(base["_text"].to_list(), base["_quote_list"].to_list(), base["rationale"].to_list(), strict=True)]
+    base = base.with_columns(pl.Series("_new_evidence", fresh, dtype=pl.Utf8),
+                             model_column(base["model"], aliases).alias("_group"))
     return base.select(
         pl.col("trace_id").cast(pl.Utf8),
-        pl.col("model").cast(pl.Utf8).map_elements(normalise_model, return_dtype=pl.Utf8).fill_null("unknown"),
+        pl.col("_group").alias("model"),
+        pl.col("model").cast(pl.Utf8).alias("raw_model"),
         pl.col("category").cast(pl.Utf8).fill_null(UNCATEGORISED),
         pl.col("decisive_step").cast(pl.Int64),
         pl.col("n_steps").cast(pl.Int64),
@@ -135,21 +166,68 @@ def failure_table(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFrame,
         pl.col("task").cast(pl.Utf8).fill_null("").str.slice(0, p.task_chars).alias("task"),
         pl.col("_text").cast(pl.Utf8).fill_null("").str.slice(0, EMBED_CHARS).alias("step_text"),
         evidence.str.strip_chars().str.slice(0, p.evidence_chars).alias("evidence"),
+        pl.col("_new_evidence").alias("new_evidence"),
     )
+
+
+_QUOTED = re.compile(r"“([^”]*)”|\"([^\"]*)\"")
+_CLIP = re.compile(r"…|\.\.\.")
+_DIGITS = re.compile(r"\d+")
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _is_from(quote: str, step: str) -> bool:
+    """True when every clipped piece of ``quote`` occurs verbatim (whitespace aside) in ``step``."""
+    pieces = [q.strip() for q in _CLIP.split(_squash(quote)) if q.strip()]
+    return bool(pieces) and all(q in step for q in pieces)
+
+
+def new_evidence(step_text: str | None, finding_quotes: Sequence[str] | None, rationale: str | None) -> str:
+    """The evidence without what repeats the decisive step: what gets embedded beside the step.
+
+    The findings' quotes that are not cut from the decisive step, then the rationale with its
+    quoted spans (“…” or "…") of the decisive step emptied and the digits outside quotes
+    masked (step numbers, probabilities). What is left is the rationale's wording (the same for
+    many runs, so it is embedded once) and its quotes of other text (an error output, an earlier
+    step), which is what the evidence adds to the step's own text.
+
+    Args:
+        step_text: The decisive step's full text.
+        finding_quotes: Evidence quotes of the findings on the decisive step.
+        rationale: The run's rationale.
+    """
+    step = _squash(step_text or "")
+    out = [_squash(q) for q in dict.fromkeys(finding_quotes or ()) if q and q.strip() and not _is_from(q, step)]
+    text = rationale or ""
+    parts: list[str] = []
+    last = 0
+    for m in _QUOTED.finditer(text):
+        parts.append(_DIGITS.sub("#", text[last:m.start()]))
+        q = m.group(1) if m.group(1) is not None else m.group(2)
+        parts.append('""' if _is_from(q, step) else m.group(0))
+        last = m.end()
+    parts.append(_DIGITS.sub("#", text[last:]))
+    out.append(_squash("".join(parts)))
+    return " ".join(o for o in out if o)
 
 
 def feature_matrix(failures: pl.DataFrame, embedder: Embedder, params: InsightParams | None = None,
                    ) -> npt.NDArray[np.float32]:
     """Text embedding plus weighted tool one-hot, one row per failure.
 
-    The text embedding is ``normalize(step + evidence_weight * evidence)``, with the task's
-    direction projected out when ``remove_task``. Each distinct text is embedded once.
+    The text embedding is ``normalize(step + evidence_weight * new_evidence)``, with the task's
+    direction projected out when ``remove_task``. Each distinct text is embedded once; the step
+    and task texts are clipped as the analysis clips them, so a cached embedder serves its
+    vectors again, and ``new_evidence`` repeats across runs far more than the whole evidence.
     """
     p = params or InsightParams()
     texts = failures["step_text"].fill_null("").to_list()
     emb = _embed_unique(embedder, texts)
     if p.evidence_weight:
-        emb = emb + p.evidence_weight * _embed_unique(embedder, failures["evidence"].fill_null("").to_list())
+        emb = emb + p.evidence_weight * _embed_unique(embedder, failures["new_evidence"].fill_null("").to_list())
     tools = failures["tool"].fill_null("").to_list()
     vocab = {t: i for i, t in enumerate(sorted(set(tools)))}
     onehot = np.zeros((len(tools), max(len(vocab), 1)), dtype=np.float32)
@@ -195,24 +273,57 @@ def cluster_block(x: npt.NDArray[np.float32], params: InsightParams | None = Non
                   ) -> npt.NDArray[np.int64]:
     """Cluster labels (0..k-1) of one block of feature rows.
 
-    Blocks up to ``params.max_direct`` rows are clustered directly; larger ones are reduced to
-    ``max_direct // 2`` k-means micro-clusters whose centres are clustered, and every row takes
-    the label of its micro-cluster.
+    Blocks up to ``params.max_direct`` rows are clustered directly. Larger ones are clustered
+    by rounds, so time and memory grow linearly with the block: a random sample of
+    ``max_direct`` rows is clustered directly, every other row joins the sample cluster whose
+    average distance to it is smallest when that distance is within the threshold (the
+    average-linkage merge rule, for one row against a cluster), and the rows left over go to
+    the next round; the last few are clustered directly.
     """
     p = params or InsightParams()
-    if len(x) <= p.max_direct:
+    n = len(x)
+    if n <= p.max_direct:
         return _agglomerate(x, p.distance_threshold)
-    from sklearn.cluster import MiniBatchKMeans
+    rng = np.random.default_rng(seed)
+    labels = np.full(n, -1, dtype=np.int64)
+    rest = np.arange(n)
+    offset = 0
+    while len(rest) > p.max_direct:
+        pick = np.zeros(len(rest), dtype=bool)
+        pick[rng.choice(len(rest), p.max_direct, replace=False)] = True
+        sample, others = rest[pick], rest[~pick]
+        lab = _agglomerate(x[sample], p.distance_threshold)
+        labels[sample] = lab + offset
+        best, dist = _nearest_cluster(x[others], x[sample], lab)
+        joined = dist <= p.distance_threshold
+        labels[others[joined]] = best[joined] + offset
+        offset += int(lab.max()) + 1
+        rest = others[~joined]
+    if len(rest):
+        labels[rest] = _agglomerate(x[rest], p.distance_threshold) + offset
+    _, dense = np.unique(labels, return_inverse=True)
+    return np.asarray(dense, dtype=np.int64)
 
-    k = max(2, p.max_direct // 2)
-    km = MiniBatchKMeans(n_clusters=k, random_state=seed, n_init=1, batch_size=2048)
-    micro = np.asarray(km.fit_predict(x), dtype=np.int64)
-    centres = np.asarray(km.cluster_centers_, dtype=np.float32)
-    used = np.unique(micro)
-    top = _agglomerate(centres[used], p.distance_threshold)
-    lookup = np.zeros(k, dtype=np.int64)
-    lookup[used] = top
-    return lookup[micro]
+
+def _nearest_cluster(rows: npt.NDArray[np.float32], members: npt.NDArray[np.float32],
+                     labels: npt.NDArray[np.int64], chunk: int = 1024,
+                     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """Per row, the cluster of ``members`` with the smallest average Euclidean distance, and that distance."""
+    k = int(labels.max()) + 1
+    onehot = np.zeros((len(members), k), dtype=np.float64)
+    onehot[np.arange(len(members)), labels] = 1.0
+    onehot /= onehot.sum(axis=0, keepdims=True)
+    m = members.astype(np.float64)
+    m_sq = np.einsum("ij,ij->i", m, m)
+    best = np.zeros(len(rows), dtype=np.int64)
+    dist = np.zeros(len(rows), dtype=np.float64)
+    for i in range(0, len(rows), chunk):
+        r = rows[i:i + chunk].astype(np.float64)
+        d2 = np.einsum("ij,ij->i", r, r)[:, None] + m_sq[None, :] - 2.0 * (r @ m.T)
+        mean = np.sqrt(np.maximum(d2, 0.0)) @ onehot
+        best[i:i + chunk] = np.argmin(mean, axis=1)
+        dist[i:i + chunk] = mean[np.arange(len(r)), best[i:i + chunk]]
+    return best, dist
 
 
 def insight_id(category: str, members: Sequence[str]) -> str:

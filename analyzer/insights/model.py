@@ -23,6 +23,7 @@ from analyzer.insights.cluster import (
     failure_table,
     feature_matrix,
     insight_id,
+    model_column,
     split_labels,
 )
 from analyzer.insights.naming import insight_name, terms_of, top_terms
@@ -282,6 +283,22 @@ class InsightSet:
         recs = {**self.recommendations, **{k: v for k, v in (recommendations or {}).items() if v}}
         return self._with(labels, merged, recs)
 
+    def with_aliases(self, aliases: Mapping[str, str] | None) -> InsightSet:
+        """The set with its runs' models regrouped by a model alias table (the insights stay).
+
+        Per-model shares, the most affected model and the model rule of the recommendations
+        follow the groups (as the Compare tab and ``models.csv`` group them). None: provider
+        prefixes removed only.
+        """
+        if "raw_model" not in self.failures.columns:
+            return self
+        models = model_column(self.failures["raw_model"], aliases)
+        if models.equals(self.failures["model"]):
+            return self
+        failures = self.failures.with_columns(models)
+        return InsightSet(failures, self.features, list(self.labels), dict(self.names), self.params,
+                          dict(self.recommendations))
+
     # -- tables --------------------------------------------------------------------------
     def table(self) -> pl.DataFrame:
         """``insights.csv`` (INSIGHT_COLUMNS), largest insight first."""
@@ -309,7 +326,8 @@ class InsightSet:
 
 def compute_insights(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFrame, embedder: Embedder,
                      findings: pl.DataFrame | None = None, params: InsightParams | None = None,
-                     progress: Progress = no_progress, cancel: CancelToken | None = None) -> InsightSet:
+                     progress: Progress = no_progress, cancel: CancelToken | None = None,
+                     aliases: Mapping[str, str] | None = None) -> InsightSet:
     """Insights of a corpus: failure table, features, clusters.
 
     Args:
@@ -321,12 +339,14 @@ def compute_insights(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFra
         params: Clustering knobs.
         progress: Called once per category block.
         cancel: Checked between blocks.
+        aliases: The workspace's model alias table (models are grouped by it; see
+            :meth:`InsightSet.with_aliases` to regroup later).
 
     Returns:
         The insights (empty when no run failed with a decisive step).
     """
     p = params or InsightParams()
-    failures = failure_table(runs, traces, steps, findings, p)
+    failures = failure_table(runs, traces, steps, findings, p, aliases)
     features = feature_matrix(failures, embedder, p)
     labels = cluster_failures(failures, features, p, progress, cancel)
     return InsightSet(failures, features, labels, {}, p, {})

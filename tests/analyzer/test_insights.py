@@ -200,3 +200,83 @@ def test_step_texts_are_clipped_like_the_analysis() -> None:
     from analyzer.pipeline import EMBED_CHARS as PIPELINE_CHARS
 
     assert EMBED_CHARS == PIPELINE_CHARS
+
+
+def test_aliases_regroup_the_per_model_figures(corpus, hashed: InsightSet) -> None:  # type: ignore[no-untyped-def]
+    """The workspace's alias table merges models in the insights as in the Compare tab."""
+    aliases = {"gpt-4o": "gpt", "claude-3.5": "gpt"}
+    merged = hashed.with_aliases(aliases)
+    assert merged.labels == hashed.labels and [i.id for i in merged.insights] == [i.id for i in hashed.insights]
+    raw = dict(zip(hashed.failures["trace_id"], hashed.failures["raw_model"], strict=True))
+    failed = {m: sum(1 for v in raw.values() if v == m) for m in MODELS}
+    changed = 0
+    for before, after in zip(hashed.insights, merged.insights, strict=True):
+        assert set(after.share_by_model) <= {"gpt", "llama-3-70b"}
+        members = [raw[t] for t in before.members]
+        n_gpt = sum(1 for m in members if m in aliases)
+        if n_gpt:
+            want = n_gpt / (failed["gpt-4o"] + failed["claude-3.5"])
+            assert after.share_by_model["gpt"] == pytest.approx(want)
+            changed += after.share_by_model != before.share_by_model
+    assert changed  # the figures moved
+    table = merged.table()
+    assert not table["share_by_model"].str.contains("gpt-4o|claude").any()
+    assert set(table["top_model"]) <= {"gpt", "llama-3-70b"}
+    # computed with the aliases from the start: the same figures; None goes back to the plain names
+    direct = compute_insights(corpus.runs, corpus.traces, corpus.steps, HashingEmbedder(), aliases=aliases)
+    assert direct.table().equals(table)
+    assert merged.with_aliases(None).table().equals(hashed.table())
+    # edits keep the grouping
+    renamed = merged.rename(merged.insights[0].id, "renamed")
+    assert renamed.insights[0].share_by_model == merged.insights[0].share_by_model
+
+
+def test_provider_prefixes_and_aliases_in_the_failure_table() -> None:
+    traces = frame_from_rows([
+        {"trace_id": "a", "model": "openai/gpt-4o", "outcome": "failure", "n_steps": 2},
+        {"trace_id": "b", "model": "gpt-4o", "outcome": "failure", "n_steps": 2},
+        {"trace_id": "c", "model": "gpt-4o-2024-08-06", "outcome": "failure", "n_steps": 2},
+    ], TRACE_COLUMNS)
+    steps = frame_from_rows([{"trace_id": t, "step": 0, "text": "x", "kind": "thought"} for t in "abc"], STEP_COLUMNS)
+    runs = frame_from_rows([{"trace_id": t, "decisive_step": 0, "category": "other"} for t in "abc"], RUN_COLUMNS)
+    assert failure_table(runs, traces, steps)["model"].to_list() == ["gpt-4o", "gpt-4o", "gpt-4o-2024-08-06"]
+    ft = failure_table(runs, traces, steps, aliases={"gpt-4o-2024-08-06": "gpt-4o"})
+    assert ft["model"].to_list() == ["gpt-4o"] * 3
+    assert ft["raw_model"].to_list() == ["openai/gpt-4o", "gpt-4o", "gpt-4o-2024-08-06"]
+
+
+def test_new_evidence_leaves_out_what_repeats_the_step() -> None:
+    from analyzer.insights.cluster import new_evidence
+
+    step = "The request to api.example.org timed out after 30 s.\nRetrying later."
+    rationale = ("Environment failure: Step 4 meets a tool failure: it says “The request to api.example.org…”; "
+                 "the output at Step 5 reads “Error 504 after 30 s” (p=0.41)")
+    got = new_evidence(step, ["The request to api.example.org timed", "HTTP 504 at step 3"], rationale)
+    assert got.startswith("HTTP 504 at step 3 ")  # a finding quote of other text is kept whole
+    assert "api.example.org" not in got  # the step's own quotes are emptied
+    assert "“Error 504 after 30 s”" in got  # a quote of another step keeps its digits
+    assert "Step # meets" in got and "p=#.#" in got  # step numbers and probabilities are masked
+    # the planted rationales only quote their step: one text for every run
+    assert new_evidence("I read a.csv and got 5.", None, 'Step 3 is where it went wrong: "I read a.csv and"') == \
+        new_evidence("Totally different text 9.", None, 'Step 7 is where it went wrong: "Totally different"')
+    assert new_evidence("x", None, None) == ""
+
+
+def test_large_blocks_are_clustered_by_rounds() -> None:
+    """A block above max_direct gives the partition the direct clustering gives (well-separated groups)."""
+    import numpy as np
+
+    from analyzer.insights import InsightParams
+    from analyzer.insights.cluster import cluster_block
+
+    rng = np.random.default_rng(0)
+    centres = np.eye(8, dtype=np.float32)[:5] * 3.0
+    truth = rng.integers(0, 5, 900)
+    x = (centres[truth] + rng.normal(0, 0.08, (900, 8))).astype(np.float32)
+    x[-3:] = np.eye(8, dtype=np.float32)[5:8] * 3.0  # three far-off rows: none joins a sample cluster
+    truth[-3:] = [5, 6, 7]
+    direct = cluster_block(x, InsightParams(max_direct=1000))
+    rounds = cluster_block(x, InsightParams(max_direct=200))
+    assert adjusted_rand_score(truth, direct) == 1.0
+    assert adjusted_rand_score(truth, rounds) == 1.0
+    assert sorted(set(rounds.tolist())) == list(range(8))

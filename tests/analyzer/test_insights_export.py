@@ -51,3 +51,20 @@ def test_report_insights_section_escapes() -> None:
     # no insights: no section
     assert 'id="insights"' not in render_html(traces, steps, result, annotations)
     assert "## Insights" not in render_markdown(traces, steps, result, annotations)
+
+
+def test_insights_csv_and_report_group_models_by_the_aliases(tmp_path: Path) -> None:
+    c = planted_corpus(60, seed=3)
+    iset = compute_insights(c.runs, c.traces, c.steps, HashingEmbedder())
+    result = AnalysisResult(runs=c.runs)
+    aliases = {"gpt-4o": "frontier", "claude-3.5": "frontier"}
+    write_analysis(tmp_path, c.traces, c.steps, result, formats=("csv",), aliases=aliases, insights=iset)
+    table = pl.read_csv(tmp_path / "insights.csv")
+    models = pl.read_csv(tmp_path / "models.csv")
+    groups = {m.split("=")[0] for cell in table["share_by_model"] for m in cell.split("; ")}
+    assert groups <= set(models["model"]) == {"frontier", "llama-3-70b"}
+    assert set(table["top_model"]) <= {"frontier", "llama-3-70b"}
+    plain = iset.table()
+    assert plain["share_by_model"].str.contains("gpt-4o").any()  # the set itself is not changed
+    report = build_report(c.traces, c.steps, result, aliases=aliases, insights=iset)
+    assert {m for i in report.insights for m, _ in i.shares} <= {"frontier", "llama-3-70b"}

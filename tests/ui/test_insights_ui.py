@@ -124,3 +124,29 @@ def test_export_from_the_app_writes_insights(qtbot: Any, app: Any, tmp_path: Pat
                      s.annotations, insights=panel.iset)
     assert not out.errors and (out_dir / "insights.csv").exists()
     assert "## Insights" in next(p for p in out.written if p.suffix == ".md").read_text(encoding="utf-8")
+
+
+def test_insights_group_models_by_the_workspace_aliases(qtbot: Any, app: Any, tmp_path: Path) -> None:
+    """Merging models (as the Compare tab does) regroups the Insights view's per-model figures."""
+    from analyzer.workspace.aliases import merge_models, split_models
+
+    w = _window(qtbot, tmp_path / "alias.trajscope")
+    panel = w.tagging.insights
+    before = {i.id: i.share_by_model for i in panel.iset.insights}
+    assert {m for s in before.values() for m in s} == {"gpt-4o", "claude-3.5", "llama-3-70b"}
+    merge_models(w.tagging.workspace, ["gpt-4o", "claude-3.5"], "frontier")
+    w.show_tab("compare")
+    w.show_tab("insights")  # shown again after the alias change: regrouped, the insights unchanged
+    qtbot.waitUntil(lambda: any("frontier" in i.share_by_model for i in panel.iset.insights), timeout=5000)
+    after = {i.id: i.share_by_model for i in panel.iset.insights}
+    assert set(after) == set(before)
+    assert {m for s in after.values() for m in s} <= {"frontier", "llama-3-70b"}
+    assert after != before
+    shown = {panel.model.data(panel.model.index(r, 4)) for r in range(panel.model.rowCount())}
+    assert all(t.startswith(("frontier", "llama-3-70b")) for t in shown)
+    # the export dialog's insight set carries the groups into insights.csv
+    table = panel.iset.table()
+    assert not table["share_by_model"].str.contains("gpt-4o").any()
+    split_models(w.tagging.workspace, ["gpt-4o", "claude-3.5"])
+    panel.apply_aliases()
+    assert {m for i in panel.iset.insights for m in i.share_by_model} == {"gpt-4o", "claude-3.5", "llama-3-70b"}

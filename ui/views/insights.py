@@ -8,7 +8,9 @@ Keys while the insights table has the focus (through :class:`ui.actions.tagging.
 ``1``-``9``/``0`` tag the decisive step of every run of the selected insight with that category,
 ``A``/``R`` accept/reject the judge's category for all of them, each as one undoable action.
 Rename, split (re-cluster into two) and merge (two selected insights) are kept in the workspace
-(:meth:`analyzer.workspace.Workspace.save_insights`) and come back after a restart.
+(:meth:`analyzer.workspace.Workspace.save_insights`) and come back after a restart. Models are
+grouped through the workspace's model alias table, as in the Compare tab (regrouped when the tab
+is shown after an alias change).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from analyzer.insights import Insight, InsightSet, compute_insights
 from analyzer.jobs import Cancelled
 from analyzer.metrics.labels import effective_labels
 from analyzer.taxonomy import CATEGORIES
+from ui.analysis_store import window_aliases
 from ui.i18n.labels import category_title
 from ui.workers import Job
 
@@ -202,6 +205,7 @@ class InsightsPanel(QWidget):
         self.embedder: Any = None
         self.iset: InsightSet | None = None
         self._auto: InsightSet | None = None
+        self._aliases: dict[str, str] = {}
         self._dirty = True
 
         self.summary = QLabel(self)
@@ -360,7 +364,8 @@ class InsightsPanel(QWidget):
                 self.window_.show_error(self.tr("Saved insight edits could not be read: {err}").format(err=exc))
             else:
                 iset = iset.with_saved(assignment, names, ws.saved_recommendations())
-        self._set(iset)
+        self._aliases = self._alias_table()
+        self._set(iset.with_aliases(self._aliases))
 
     def _set(self, iset: InsightSet | None, keep: str | None = None) -> None:
         self.iset = iset
@@ -375,6 +380,22 @@ class InsightsPanel(QWidget):
         super().showEvent(event)
         if self._dirty and self.session.analysis.runs.height and not self.window_.jobs.running("insights"):
             self.compute()
+        elif self.iset is not None and self._alias_table() != self._aliases:
+            self.apply_aliases()
+
+    def _alias_table(self) -> dict[str, str]:
+        return window_aliases(self.window_)
+
+    def _current_id(self) -> str | None:
+        ins = self.current()
+        return ins.id if ins is not None else None
+
+    def apply_aliases(self) -> None:
+        """Regroup the insights' models by the workspace's alias table (as the Compare tab does)."""
+        if self.iset is None:
+            return
+        self._aliases = self._alias_table()
+        self._set(self.iset.with_aliases(self._aliases), self._current_id())
 
     # -- display -------------------------------------------------------------------------------------
     def _refresh(self) -> None:
