@@ -22,6 +22,19 @@ from __future__ import annotations
 from analyzer.messages import Message, Param
 
 IMPORT_MESSAGES: dict[str, str] = {
+    # near misses: what the closest importer found missing in a file nobody claimed
+    "near_no_key": "looks like {label} but has no `{key}`",
+    "near_no_keys": "looks like {label} but has no `{key}` and no `{key2}`",
+    "near_none_of": "looks like {label} but has none of {keys}",
+    "near_no_key_none_of": "looks like {label} but has no `{key}` and none of {keys}",
+    "near_atif_version": "looks like an ATIF trajectory but has no `schema_version` (ATIF-v1.x)",
+    "near_ww_history_an": "looks like Who&When but its `history` is an {kind}, not a list",
+    "near_ww_history_a": "looks like Who&When but its `history` is a {kind}, not a list",
+    # the loader quoting a near miss for a file nobody claimed
+    "closest_line": "line {lineno} {reason}",
+    "closest_line_tried": "line {lineno} {reason} (tried: {tried})",
+    "closest_file": "file {reason}",
+    "closest_file_tried": "file {reason} (tried: {tried})",
     # _spanio: shared JSON readers of the span/run-export importers
     "document_over_limit": "file is {size} MB, over the {limit} MB limit for one JSON document",
     "object_too_deep_next": "nested too deeply to read safely; skipped to the next object",
@@ -238,6 +251,34 @@ def imsg(mid: str, **params: Param) -> Message:
     if mid not in IMPORT_MESSAGES:
         raise KeyError(f"unknown importer message {mid!r}")
     return Message(mid, params)
+
+
+class MessageText(str):
+    """The English text of an importer message that keeps the message.
+
+    For APIs that return plain text (an importer's ``near_miss`` hint): it compares, formats
+    and prints as the English text, and a caller that knows about messages reads ``.message``.
+    """
+
+    message: Message
+
+    def __new__(cls, message: Message) -> MessageText:
+        """The English text of ``message`` (an :data:`IMPORT_MESSAGES` id)."""
+        from analyzer.reasons import render_en
+
+        out = super().__new__(cls, render_en(message))
+        out.message = message
+        return out
+
+
+def itext(mid: str, **params: Param) -> MessageText:
+    """:class:`MessageText` of ``imsg(mid, **params)``."""
+    return MessageText(imsg(mid, **params))
+
+
+def message_of(text: str | None) -> Message | None:
+    """The message behind ``text`` when it is a :class:`MessageText`, else None."""
+    return text.message if isinstance(text, MessageText) else None
 
 
 INNER = "reason"

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import ImportFailure
-from analyzer.import_messages import imsg
+from analyzer.import_messages import imsg, message_of, wrap
 from analyzer.loading.jsonio import parse_json
-from analyzer.messages import Message
+from analyzer.messages import Message, Param
 from analyzer.reasons import reason
 
 FULL_PARSE_BYTES = 16 * 1024 * 1024
@@ -128,18 +128,30 @@ def diagnose_unclaimed(path: Path, head: bytes, tried: list[str], closest: str |
             lineno, line = first
             value = parse_json(line, f"line {lineno}")
             if closest:
-                return f"line {lineno} {closest}{suffix}"
+                return _quote_closest(f"line {lineno} ", closest, suffix, tried, lineno)
             return _unknown_shape(f"line {lineno}", _shape(value), tried)
         if size > FULL_PARSE_BYTES:
-            return f"file {closest}{suffix}" if closest else _nobody(tried)
+            return _quote_closest("file ", closest, suffix, tried) if closest else _nobody(tried)
         value = parse_json(path.read_bytes(), "file")
     except ImportFailure as exc:
         return exc.message or exc.reason
     except (OSError, RecursionError, MemoryError) as exc:
         return reason("cannot_read", error=type(exc).__name__)
     if closest:
-        return f"file {closest}{suffix}"
+        return _quote_closest("file ", closest, suffix, tried)
     return _unknown_shape("file", _shape(value), tried)
+
+
+def _quote_closest(where: str, closest: str, suffix: str, tried: list[str], lineno: int | None = None) -> str | Message:
+    """``<where><closest><suffix>``: an importer message around the hint when it has one."""
+    inner = message_of(closest)
+    if inner is None:  # a third party's plain words: quoted as written
+        return f"{where}{closest}{suffix}"
+    base = "closest_line" if lineno is not None else "closest_file"
+    params: dict[str, Param] = {"lineno": lineno} if lineno is not None else {}
+    if tried:
+        return wrap(base + "_tried", inner, tried=", ".join(tried), **params)
+    return wrap(base, inner, **params)
 
 
 def _nobody(tried: list[str]) -> Message:

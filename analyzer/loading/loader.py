@@ -150,7 +150,7 @@ def near_miss(path: Path, candidates: list[ImporterSpec], host: PluginHost) -> s
         except Exception:  # a broken hint is no hint
             continue
         if got is not None and (best is None or got[0] > best[0]):
-            best = (float(got[0]), str(got[1]))
+            best = (float(got[0]), got[1] if isinstance(got[1], str) else str(got[1]))  # keeps a MessageText
     return best[1] if best else None
 
 

@@ -343,4 +343,20 @@ class KeyRule:
             parts.append("none of " + ", ".join(f"`{k}`" for k in self.any_of))
         else:
             got += 1 if self.any_of else 0
-        return got / max(need, 1), f"looks like {self.label} but has " + " and ".join(parts)
+        return got / max(need, 1), self._near_text(missing, parts)
+
+    def _near_text(self, missing: list[str], parts: list[str]) -> str:
+        """What a near miss lacks: an importer message (translatable) for the usual shapes."""
+        from analyzer.import_messages import itext
+
+        none_of = len(parts) > len(missing)
+        keys = ", ".join(f"`{k}`" for k in self.any_of)
+        if not none_of and len(missing) == 1:
+            return itext("near_no_key", label=self.label, key=missing[0])
+        if not none_of and len(missing) == 2:
+            return itext("near_no_keys", label=self.label, key=missing[0], key2=missing[1])
+        if none_of and not missing:
+            return itext("near_none_of", label=self.label, keys=keys)
+        if none_of and len(missing) == 1:
+            return itext("near_no_key_none_of", label=self.label, key=missing[0], keys=keys)
+        return f"looks like {self.label} but has " + " and ".join(parts)  # 3+ gaps: plain words

@@ -8,6 +8,17 @@ Registered as :data:`analyzer.locales.zh_CN.IMPORT` (the ``"import"`` domain of
 from __future__ import annotations
 
 IMPORT: dict[str, str] = {
+    "near_no_key": "看起来像 {label}，但缺少 `{key}`",
+    "near_no_keys": "看起来像 {label}，但缺少 `{key}` 和 `{key2}`",
+    "near_none_of": "看起来像 {label}，但 {keys} 一个都没有",
+    "near_no_key_none_of": "看起来像 {label}，但缺少 `{key}`，且 {keys} 一个都没有",
+    "near_atif_version": "看起来像 ATIF 轨迹，但缺少 `schema_version`（ATIF-v1.x）",
+    "near_ww_history_an": "看起来像 Who&When，但其 `history` 是 {kind}，不是列表",
+    "near_ww_history_a": "看起来像 Who&When，但其 `history` 是 {kind}，不是列表",
+    "closest_line": "第 {lineno} 行{reason}",
+    "closest_line_tried": "第 {lineno} 行{reason}（已尝试：{tried}）",
+    "closest_file": "文件{reason}",
+    "closest_file_tried": "文件{reason}（已尝试：{tried}）",
     "document_over_limit": "文件大小为 {size} MB，超过单个 JSON 文档 {limit} MB 的上限",
     "object_too_deep_next": "嵌套过深，无法安全读取；已跳到下一个对象",
     "object_too_deep_rest": "嵌套过深，无法安全读取；已跳过文件其余部分",

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import ImportFailure
-from analyzer.import_messages import imsg
+from analyzer.import_messages import imsg, itext
 from analyzer.loading.jsonio import args_text, first_json_char, iter_jsonl, read_json_document
 from analyzer.loading.structure import JsonShape
 from analyzer.plugin_host.protocols import ImportContext
@@ -367,7 +367,7 @@ class AtifImporter:
     def near_miss(self, shape: JsonShape, path: Path) -> tuple[float, str] | None:
         """Names a record that has ATIF's ``steps`` and ``agent`` but no ``schema_version``."""
         if shape.has("steps", "agent", "session_id") and "schema_version" not in shape.record_keys:
-            return 0.7, "looks like an ATIF trajectory but has no `schema_version` (ATIF-v1.x)"
+            return 0.7, itext("near_atif_version")
         return None
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from analyzer.import_messages import imsg
+from analyzer.import_messages import imsg, itext
 from analyzer.loading.jsonio import (
     as_text,
     first_json_char,
@@ -212,7 +212,9 @@ class WhoAndWhenImporter:
         """Names what a record that looks like Who&When lacks (``history``, the label keys)."""
         if _RULE.matches(shape.record_keys):
             kind = shape.kind("history")
-            return None if kind in ("list", None) else (0.9, f"looks like Who&When but its `history` is {'an' if kind == 'object' else 'a'} {kind}, not a list")
+            if kind in ("list", None):
+                return None
+            return 0.9, itext("near_ww_history_an" if kind == "object" else "near_ww_history_a", kind=kind)
         return _RULE.near_miss(shape.record_keys)
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:

@@ -10,6 +10,7 @@ words, except the sites listed in :data:`FREE_TEXT_SITES` (none today).
 from __future__ import annotations
 
 import ast
+import json
 import re
 import tempfile
 from collections import Counter
@@ -145,16 +146,34 @@ def test_no_plain_words_left_in_the_importers() -> None:
     assert found == FREE_TEXT_SITES, found
 
 
-NEAR_MISS_SITES = 3
-"""Near-miss reasons (``looks like X but has no `key```) are still plain words: ``KeyRule.near_miss``
-(analyzer/loading/structure.py), ``AtifImporter.near_miss`` and ``WhoAndWhenImporter.near_miss``;
-the loader quotes them in ``no importer recognised`` reasons (analyzer/loading/diagnose.py)."""
+NEAR_MISS_SITES = 1
+"""Near-miss reasons (``looks like X but has no `key```) are importer messages (``near_*``, as
+:class:`~analyzer.import_messages.MessageText` so ``near_miss`` keeps returning text); the one
+plain-words site left is ``KeyRule.near_miss``'s fallback for a record lacking three or more things."""
 
 
-def test_the_remaining_plain_words_are_the_near_miss_reasons() -> None:
+def test_the_remaining_plain_words_are_the_near_miss_fallback() -> None:
     files = [*sorted((ROOT / "plugins" / "importers").glob("*.py")), ROOT / "analyzer" / "loading" / "structure.py"]
     sites = sum(len(re.findall(r'f?"looks like ', p.read_text(encoding="utf-8"))) for p in files)
     assert sites == NEAR_MISS_SITES
+
+
+def test_near_miss_reasons_are_messages_in_both_languages(tmp_path: Path) -> None:
+    from analyzer.loading import load
+
+    (tmp_path / "ww.json").write_text(json.dumps({"history": {"a": 1}, "question": "q"}))
+    (tmp_path / "none.json").write_text(json.dumps({"history": [], "x": 1}))
+    (tmp_path / "atif.json").write_text(json.dumps({"steps": [], "agent": {}, "session_id": "s"}))
+    (tmp_path / "line.jsonl").write_text(json.dumps({"mistake_step": 1, "x": 2}) + "\n")
+    res = load([tmp_path], cache=None)
+    by_file = {Path(e.file).name: e for e in res.errors}
+    assert set(by_file) == {"ww.json", "none.json", "atif.json", "line.jsonl"}
+    assert by_file["ww.json"].reason.startswith("file looks like Who&When but its `history` is an object, not a list")
+    assert by_file["line.jsonl"].reason.startswith("line 1 looks like Who&When but has no `history` (tried: ")
+    for e in res.errors:
+        assert e.message is not None and e.message.id.startswith("closest_") and render_en(e.message) == e.reason
+        zh = load_error_text(e, "zh_CN").rsplit(": ", 1)[-1]
+        assert "看起来像" in zh and "已尝试" in zh, zh
 
 
 def test_files_no_importer_claims_get_message_ids_too(tmp_path: Path) -> None:
