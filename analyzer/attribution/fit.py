@@ -324,14 +324,16 @@ def _fit_where_present(groups: Sequence[Sequence[TrainingRun]], mu: np.ndarray, 
     return out
 
 
-def transfer_params(groups: Sequence[Sequence[TrainingRun]], *, meta: dict[str, Any] | None = None) -> RankerParams:
+def transfer_params(groups: Sequence[Sequence[TrainingRun]], *, meta: dict[str, Any] | None = None,
+                    prior: dict[str, float] | None = None) -> RankerParams:
     """Shipped-style params: :func:`fit_transfer`, and the agent of the top step as the responsible agent.
 
     The agent-mass temperature is not carried over: chosen on one system's labels (the only
     multi-agent set when the other is held out) it lowered the held-out system's agent@1
     (TracerTraj-Code 82.7% -> 61.4%), so the transfer weights name the agent of the top step.
+    ``prior`` replaces :data:`TRANSFER_PRIOR` (the nested leave-one-dataset-out selection).
     """
-    fitted = fit_transfer(groups)
+    fitted = fit_transfer(groups, prior=prior)
     return to_params(fitted, agent_temperature=0.0,
                      meta={**(meta or {}), "fit": "group-robust transfer", "l2": TRANSFER_L2,
                            "n_runs": sum(len(g) for g in groups)})

@@ -195,12 +195,18 @@ def cross_validate(ps: PreparedSet, folds: int = 5, seed: int = 0) -> ModeResult
                       f"{folds}-fold CV within the set (seed {seed})")
 
 
-def transfer_ranker(sets: Sequence[PreparedSet], *, meta: dict[str, Any] | None = None) -> Ranker:
-    """The transfer fit (:func:`~analyzer.attribution.fit.transfer_params`): one group per set."""
-    from analyzer.attribution.fit import transfer_params
+def transfer_ranker(sets: Sequence[PreparedSet], *, meta: dict[str, Any] | None = None,
+                    prior_weight: float | None = None) -> Ranker:
+    """The transfer fit (:func:`~analyzer.attribution.fit.transfer_params`): one group per set.
+
+    ``prior_weight`` sets the weight of the structural prior (default: the shipped one).
+    """
+    from analyzer.attribution.fit import TRANSFER_PRIOR, transfer_params
 
     groups = [[_training(r) for r in s.trainable] for s in sets]
-    return Ranker(transfer_params(groups, meta={**(meta or {}), "trained_sets": [s.name for s in sets]}))
+    prior = None if prior_weight is None else dict.fromkeys(TRANSFER_PRIOR, prior_weight)
+    return Ranker(transfer_params(groups, meta={**(meta or {}), "trained_sets": [s.name for s in sets]},
+                                  prior=prior))
 
 
 def leave_one_dataset_out(target: PreparedSet, others: Sequence[PreparedSet]) -> ModeResult:
@@ -212,15 +218,6 @@ def leave_one_dataset_out(target: PreparedSet, others: Sequence[PreparedSet]) ->
 def _constant(ranker: Ranker) -> Callable[[EvalRun], Ranker]:
     """A ``ranker_of`` for :func:`score_with` that gives every run the same ranker."""
     return lambda _run: ranker
-
-
-def _prior_ranker(sets: Sequence[PreparedSet], weight: float) -> Ranker:
-    """The transfer fit on ``sets`` with the structural prior at ``weight``."""
-    from analyzer.attribution.fit import TRANSFER_PRIOR, fit_transfer, to_params
-
-    prior = dict.fromkeys(TRANSFER_PRIOR, weight)
-    return Ranker(to_params(fit_transfer([[_training(r) for r in s.trainable] for s in sets], prior=prior),
-                            agent_temperature=0.0))
 
 
 def choose_prior_weight(sets: Sequence[PreparedSet]) -> float:
@@ -236,7 +233,7 @@ def choose_prior_weight(sets: Sequence[PreparedSet]) -> float:
         return next(iter(TRANSFER_PRIOR.values()))
     best: tuple[float, float] | None = None
     for weight in PRIOR_GRID:
-        hits = [score_with(held, _constant(_prior_ranker([s for s in sets if s is not held], weight)),
+        hits = [score_with(held, _constant(transfer_ranker([s for s in sets if s is not held], prior_weight=weight)),
                            "inner").scores.metrics["step@1"].p for held in sets]
         mean = float(np.mean(hits))
         if best is None or mean > best[0] + 1e-12:
@@ -252,8 +249,8 @@ def leave_one_dataset_out_nested(target: PreparedSet, others: Sequence[PreparedS
     mode uses the shipped prior weight, chosen on all development sets).
     """
     weight = choose_prior_weight(others)
-    ranker = _prior_ranker(others, weight)
-    return score_with(target, lambda r: ranker, "lodo-nested",
+    ranker = transfer_ranker(others, prior_weight=weight)
+    return score_with(target, _constant(ranker), "lodo-nested",
                       f"fitted on {' + '.join(o.name for o in others)}, prior weight {weight:g} chosen on them")
 
 
@@ -354,11 +351,7 @@ def ablation(sets: Sequence[PreparedSet]) -> dict[str, dict[str, float]]:
             if not with_evidence:
                 fitted.evidence_weight = fitted.evidence_weight_long = 0.0
             ranker = Ranker(to_params(fitted))
-
-            def fixed(_run: EvalRun, rk: Ranker = ranker) -> Ranker:
-                return rk
-
-            out[name][target.name] = score_with(target, fixed, "lodo").scores.metrics["step@1"].p
+            out[name][target.name] = score_with(target, _constant(ranker), "lodo").scores.metrics["step@1"].p
     return out
 
 

@@ -107,7 +107,6 @@ def diagnose_unclaimed(path: Path, head: bytes, tried: list[str], closest: str |
         A reason naming what is wrong, ending with the importers tried: a load-problem message
         (:mod:`analyzer.reasons`), or plain words when it quotes the closest importer.
     """
-    suffix = f" (tried: {', '.join(tried)})" if tried else ""
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -128,25 +127,25 @@ def diagnose_unclaimed(path: Path, head: bytes, tried: list[str], closest: str |
             lineno, line = first
             value = parse_json(line, f"line {lineno}")
             if closest:
-                return _quote_closest(f"line {lineno} ", closest, suffix, tried, lineno)
+                return _quote_closest(f"line {lineno} ", closest, tried, lineno)
             return _unknown_shape(f"line {lineno}", _shape(value), tried)
         if size > FULL_PARSE_BYTES:
-            return _quote_closest("file ", closest, suffix, tried) if closest else _nobody(tried)
+            return _quote_closest("file ", closest, tried) if closest else _nobody(tried)
         value = parse_json(path.read_bytes(), "file")
     except ImportFailure as exc:
         return exc.message or exc.reason
     except (OSError, RecursionError, MemoryError) as exc:
         return reason("cannot_read", error=type(exc).__name__)
     if closest:
-        return _quote_closest("file ", closest, suffix, tried)
+        return _quote_closest("file ", closest, tried)
     return _unknown_shape("file", _shape(value), tried)
 
 
-def _quote_closest(where: str, closest: str, suffix: str, tried: list[str], lineno: int | None = None) -> str | Message:
-    """``<where><closest><suffix>``: an importer message around the hint when it has one."""
+def _quote_closest(where: str, closest: str, tried: list[str], lineno: int | None = None) -> str | Message:
+    """``<where><closest> (tried: …)``: an importer message around the hint when it has one."""
     inner = message_of(closest)
     if inner is None:  # a third party's plain words: quoted as written
-        return f"{where}{closest}{suffix}"
+        return f"{where}{closest}" + (f" (tried: {', '.join(tried)})" if tried else "")
     base = "closest_line" if lineno is not None else "closest_file"
     params: dict[str, Param] = {"lineno": lineno} if lineno is not None else {}
     if tried:
