@@ -357,7 +357,8 @@ def run(args: argparse.Namespace) -> int:
         from analyzer.corpus import CorpusError, write_corpus
 
         try:
-            write_corpus(args.corpus, res.traces, res.steps, result.runs)
+            write_corpus(args.corpus, res.traces, res.steps, result.runs, findings=result.findings,
+                         step_values=result.step_values)
         except CorpusError as exc:
             print(f"trajscope analyze: {exc}", file=sys.stderr)
             return 1

@@ -4,8 +4,8 @@
 not yet in the store (``DIR/.trajscope-results/<configuration>``, see
 :mod:`analyzer.engines.resume`), writing each finished batch as it comes, so an interrupted run
 resumes where it stopped. :func:`finalize` then writes the ``results`` (RUN_COLUMNS) and
-``findings`` tables of the corpus, one partition per source file, reading the store one part at
-a time. The per-step values stay in the store (and in ``trajscope analyze`` exports).
+``findings`` and ``step_values`` tables of the corpus, one partition per source file, reading the
+store one part at a time (the app then opens a run with its value curve).
 
 The local engine works one source partition at a time: memory stays bounded by the largest
 partition, whatever the corpus size.
@@ -19,7 +19,7 @@ from typing import Any
 
 import polars as pl
 
-from analyzer.analysis.result import RUN_COLUMNS, RunAnalysis
+from analyzer.analysis.result import RUN_COLUMNS, STEP_VALUE_COLUMNS, RunAnalysis
 from analyzer.corpus.store import Corpus, part_path, write_manifest, write_table
 from analyzer.engines.resume import ResultStore, decode_run, encode_run
 from analyzer.frames.build import frame_from_rows
@@ -92,7 +92,9 @@ class _Offset:
 
 
 def finalize(corpus: Corpus, store: ResultStore, on_error: Callable[[str], None] | None = None) -> dict[str, int]:
-    """Write the corpus's ``results`` and ``findings`` tables from the store (one partition per source).
+    """Write the corpus's ``results``, ``findings`` and ``step_values`` tables from the store.
+
+    Each table gets one partition per source.
 
     Returns:
         Counts: ``runs`` with a result, ``findings``, ``errors`` (runs whose analysis reported problems).
@@ -100,6 +102,7 @@ def finalize(corpus: Corpus, store: ResultStore, on_error: Callable[[str], None]
     source_of = dict(corpus.runs().select("trace_id", "source").collect().iter_rows())
     runs: dict[str, list[dict[str, object]]] = {}
     findings: dict[str, list[dict[str, object]]] = {}
+    values: dict[str, list[dict[str, object]]] = {}
     errors = 0
     seen: set[str] = set()
     for part in store.iter_parts():
@@ -111,6 +114,7 @@ def finalize(corpus: Corpus, store: ResultStore, on_error: Callable[[str], None]
             ra = decode_run(payload)
             runs.setdefault(src, []).append(ra.run)
             findings.setdefault(src, []).extend(f.model_dump() for f in ra.findings)
+            values.setdefault(src, []).extend(ra.steps)
             if ra.errors:
                 errors += 1
                 if on_error is not None:
@@ -122,5 +126,6 @@ def finalize(corpus: Corpus, store: ResultStore, on_error: Callable[[str], None]
         f = frame_from_rows(findings.get(src, []), FINDING_COLUMNS)
         n_findings += f.height
         write_table(f, part_path(corpus.root, "findings", src))
+        write_table(frame_from_rows(values.get(src, []), STEP_VALUE_COLUMNS), part_path(corpus.root, "step_values", src))
     write_manifest(corpus.root)
     return {"runs": len(seen), "findings": n_findings, "errors": errors}

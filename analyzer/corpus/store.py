@@ -6,7 +6,8 @@ Layout (hive-style partitions, one per source file)::
     <root>/runs/source=<key>/part-0.parquet         TRACE_COLUMNS, one row per run
     <root>/steps/source=<key>/part-0.parquet        STEP_COLUMNS, sorted by (trace_id, step)
     <root>/results/source=<key>/part-0.parquet      RUN_COLUMNS (analysis of each run), if analysed
-    <root>/findings/source=<key>/part-0.parquet     FINDING_COLUMNS, if analysed by ``corpus analyze``
+    <root>/findings/source=<key>/part-0.parquet     FINDING_COLUMNS, if analysed
+    <root>/step_values/source=<key>/part-0.parquet  STEP_VALUE_COLUMNS (value curves), if analysed
 
 ``<key>`` is :func:`source_key` of the source file's path; a run is keyed by its ``trace_id``
 (the content hash the loader gives it, unique in the corpus). :class:`Corpus` opens the dataset
@@ -33,7 +34,7 @@ from analyzer.schema.models import Trajectory
 
 CORPUS_FORMAT = "1"
 MANIFEST = "corpus.json"
-TABLES = ("runs", "steps", "results", "findings")
+TABLES = ("runs", "steps", "results", "findings", "step_values")
 STEP_ROW_GROUP = 50_000
 """Rows per Parquet row group of a steps file (the unit :meth:`Corpus.steps_of` reads)."""
 
@@ -61,7 +62,8 @@ def write_table(df: pl.DataFrame, path: Path, row_group_size: int | None = None)
 
 
 def write_corpus(root: str | Path, traces: pl.DataFrame, steps: pl.DataFrame, results: pl.DataFrame | None = None,
-                 *, replace: bool = False) -> Path:
+                 *, replace: bool = False, findings: pl.DataFrame | None = None,
+                 step_values: pl.DataFrame | None = None) -> Path:
     """Write (or add to) a corpus: one partition per source file, each file written atomically.
 
     A source file already in the corpus has its partition replaced (its runs, steps and results).
@@ -72,6 +74,8 @@ def write_corpus(root: str | Path, traces: pl.DataFrame, steps: pl.DataFrame, re
         steps: Steps frame (STEP_COLUMNS).
         results: Analysis of the runs (RUN_COLUMNS, e.g. ``AnalysisResult.runs``), or None.
         replace: Start from an empty corpus (the folder's old dataset is removed first).
+        findings: Detector findings of the runs (FINDING_COLUMNS), or None.
+        step_values: Per-step analysis values (STEP_VALUE_COLUMNS: the value curves), or None.
 
     Returns:
         The corpus folder.
@@ -100,6 +104,8 @@ def write_corpus(root: str | Path, traces: pl.DataFrame, steps: pl.DataFrame, re
         return {str(k[0]): v for k, v in parts.items()}
 
     step_parts, result_parts = split(steps), split(results)
+    extra = {name: (df, split(df)) for name, df in (("findings", findings), ("step_values", step_values))
+             if df is not None}
     try:
         for (src,), part in keyed.partition_by("_src", as_dict=True, include_key=False).items():
             write_table(part, part_path(root, "runs", str(src)))
@@ -107,6 +113,8 @@ def write_corpus(root: str | Path, traces: pl.DataFrame, steps: pl.DataFrame, re
             write_table(st.sort("trace_id", "step"), part_path(root, "steps", str(src)), STEP_ROW_GROUP)
             if results is not None:
                 write_table(result_parts.get(str(src), results.clear()), part_path(root, "results", str(src)))
+            for name, (whole, parts) in extra.items():
+                write_table(parts.get(str(src), whole.clear()), part_path(root, name, str(src)))
         write_manifest(root)
     except OSError as exc:
         raise CorpusError(f"cannot write the corpus in {root}: {exc}") from exc
@@ -142,9 +150,11 @@ class Corpus:
             raise CorpusError(f"{self.root}: corpus format {meta.get('format') if isinstance(meta, dict) else '?'} "
                               f"is not {CORPUS_FORMAT}")
 
-    def _scan(self, table: str) -> pl.LazyFrame | None:
+    def _scan(self, table: str, hive: bool = True) -> pl.LazyFrame | None:
         if not any((self.root / table).glob("source=*/part-0.parquet")):
             return None
+        if not hive:
+            return pl.scan_parquet(self.root / table / "source=*" / "part-0.parquet", hive_partitioning=False)
         return pl.scan_parquet(self.root / table / "source=*" / "part-0.parquet", hive_partitioning=True,
                                hive_schema={"source": pl.Utf8})
 
@@ -158,8 +168,25 @@ class Corpus:
         return self._scan("results")
 
     def findings(self) -> pl.LazyFrame | None:
-        """The detector findings (FINDING_COLUMNS plus ``source``), or None when the corpus holds none."""
-        return self._scan("findings")
+        """The detector findings (FINDING_COLUMNS), or None when the corpus holds none.
+
+        Their ``source`` column is the finding's own (which detector or judge made it), not the
+        partition: the partition is not added to this table.
+        """
+        return self._scan("findings", hive=False)
+
+    def step_values(self) -> pl.LazyFrame | None:
+        """The per-step analysis values (STEP_VALUE_COLUMNS plus ``source``), or None."""
+        return self._scan("step_values")
+
+    def steps(self) -> pl.LazyFrame:
+        """Every step (STEP_COLUMNS plus ``source``) as a lazy frame.
+
+        Select columns and filter before collecting, so that a query reads only what it needs
+        (text search, error counts).
+        """
+        lf = self._scan("steps")
+        return lf if lf is not None else empty_frame(STEP_COLUMNS).lazy().with_columns(pl.lit("").alias("source"))
 
     def runs_table(self, columns: Sequence[str] | None = None, *, where: pl.Expr | None = None,
                    sort: str | None = None, descending: bool = False, limit: int | None = None,
@@ -210,6 +237,21 @@ class Corpus:
         if not path.is_file():
             return empty_frame(STEP_COLUMNS)
         return pl.scan_parquet(path).filter(pl.col("trace_id") == trace_id).sort("step").collect()
+
+    def of_runs(self, table: str, trace_ids: Sequence[str], sources: Sequence[str]) -> pl.DataFrame | None:
+        """Rows of one table (``steps``, ``findings``, ``step_values`` ...) for some runs.
+
+        Reads only the partitions in ``sources`` (the runs' ``source`` values), and in them only
+        the row groups whose ``trace_id`` statistics can hold the runs.
+
+        Returns:
+            The rows (without ``source``), or None when none of those partitions has the table.
+        """
+        paths = [p for p in (part_path(self.root, table, s) for s in sorted(set(sources))) if p.is_file()]
+        if not paths:
+            return None
+        ids = pl.Series(list(trace_ids), dtype=pl.Utf8).implode()
+        return pl.scan_parquet(paths).filter(pl.col("trace_id").is_in(ids)).collect()
 
     def trajectory(self, trace_id: str) -> Trajectory:
         """One run with its steps (reads only that run's partition).

@@ -218,11 +218,11 @@ def test_corpus_analyze_on_ray_reads_the_partitions_and_matches_local(ray_instan
                  "--engine", "ray", "--workers", "2"]) == 0
     err = capsys.readouterr().err
     assert "0 read from" in err
-    for table in ("results", "findings"):
+    for table in ("results", "findings", "step_values"):
         a, b = (getattr(Corpus(tmp_path / d), table)() for d in ("local", "ray"))
         assert a is not None and b is not None
-        x, y = a.collect().sort("trace_id", "step" if table == "findings" else "trace_id"), b.collect().sort(
-            "trace_id", "step" if table == "findings" else "trace_id")
+        key = ("trace_id",) if table == "results" else ("trace_id", "step")
+        x, y = a.collect().sort(*key), b.collect().sort(*key)
         assert x.height > 0 and x.equals(y, null_equal=True), table
     # a re-run finds every run in the store and starts no actors
     assert main(["corpus", "analyze", str(tmp_path / "ray"), "--no-judge", "--no-embed", "--quiet",
