@@ -66,12 +66,14 @@ def snippet(text: str, needle: str, before: int = SNIPPET_BEFORE, after: int = S
     return head + flat[lo:hi] + tail, m.start() - lo + len(head), m.end() - m.start()
 
 
-def search_runs(traces: pl.DataFrame, steps: pl.DataFrame, needle: str, limit: int = DEFAULT_LIMIT) -> SearchHits:
+def search_runs(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, needle: str,
+                limit: int = DEFAULT_LIMIT) -> SearchHits:
     """Every place ``needle`` occurs, run by run.
 
     Args:
         traces: Traces frame (``trace_id``, ``task``); its order is the order of the hits.
-        steps: Steps frame (``trace_id``, ``step`` and :data:`SEARCH_FIELDS`).
+        steps: Steps frame (``trace_id``, ``step`` and :data:`SEARCH_FIELDS`), or a lazy frame
+            (a corpus on disk): only its matching steps are collected.
         needle: Literal text, case-insensitive; blank finds nothing.
         limit: Hits returned at most.
 
@@ -91,6 +93,14 @@ def search_runs(traces: pl.DataFrame, steps: pl.DataFrame, needle: str, limit: i
                 .with_columns(pl.lit(None, pl.Int64).alias("step"), pl.lit("task").alias("field"),
                               pl.lit(-1, pl.Int64).alias("_field")))
         parts.append(task.select("trace_id", "step", "field", "_field", "_value"))
+    if isinstance(steps, pl.LazyFrame):
+        names = steps.collect_schema().names()
+        found_fields = [f for f in SEARCH_FIELDS if f in names]
+        if not found_fields:
+            steps = steps.select("trace_id", "step").head(0).collect()
+        else:
+            steps = steps.select("trace_id", "step", *found_fields).filter(pl.any_horizontal(
+                pl.col(f).cast(pl.Utf8).fill_null("").str.contains(pat) for f in found_fields)).collect()
     fields = [f for f in SEARCH_FIELDS if f in steps.columns]
     if steps.height and fields:
         scoped = steps.join(order.select("trace_id"), on="trace_id", how="semi")

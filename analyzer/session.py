@@ -8,16 +8,18 @@ polars, so every view (and a script) sees the same runs.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import polars as pl
 from psygnal import Signal
 
-from analyzer.analysis.result import RUN_COLUMNS, AnalysisResult
+from analyzer.analysis.result import RUN_COLUMNS, STEP_VALUE_COLUMNS, AnalysisResult
+from analyzer.corpus.store import Corpus
 from analyzer.errors import LoadError
 from analyzer.frames.build import empty_frame
-from analyzer.frames.columns import ANNOTATION_COLUMNS, STEP_COLUMNS, TRACE_COLUMNS
+from analyzer.frames.columns import ANNOTATION_COLUMNS, FINDING_COLUMNS, STEP_COLUMNS, TRACE_COLUMNS
 from analyzer.loading.loader import LoadResult, RunRegistry
 
 ANALYST_STATUS_ORDER: tuple[str, ...] = ("decisive", "accepted", "rejected", "suggested")
@@ -97,12 +99,13 @@ class RunFilter:
                    min_confidence=number("min_confidence"), max_confidence=number("max_confidence"))
 
 
-def filter_runs(runs: pl.DataFrame, steps: pl.DataFrame, flt: RunFilter) -> pl.DataFrame:
+def filter_runs(runs: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, flt: RunFilter) -> pl.DataFrame:
     """Apply a :class:`RunFilter` to a runs view (see :meth:`Session.runs_view`).
 
     Args:
         runs: Runs view frame.
-        steps: Steps frame, searched for ``flt.text``.
+        steps: Steps frame, searched for ``flt.text`` (a lazy frame, e.g. a corpus on disk, is
+            scanned for the matching runs only).
         flt: The filter.
 
     Returns:
@@ -127,7 +130,8 @@ def filter_runs(runs: pl.DataFrame, steps: pl.DataFrame, flt: RunFilter) -> pl.D
     needle = flt.text.strip()
     if needle:
         pattern = "(?i)" + re.escape(needle)
-        hit_steps = steps.filter(pl.col("text").str.contains(pattern))["trace_id"].unique()
+        hit_steps = (steps.lazy().filter(pl.col("text").str.contains(pattern)).select("trace_id").unique()
+                     .collect()["trace_id"])
         out = out.filter(pl.col("task").fill_null("").str.contains(pattern)
                          | pl.col("trace_id").str.contains(pattern)
                          | pl.col("trace_id").is_in(hit_steps.implode()))
@@ -199,8 +203,28 @@ class _Cache:
     filtered: pl.DataFrame | None = None
 
 
+_TRACE_NAMES = [c.name for c in TRACE_COLUMNS]
+
+
+@dataclass(frozen=True)
+class _OnDisk:
+    """Where a corpus run's rows are: its id in the corpus and its source partition."""
+
+    corpus_id: str
+    source: str
+
+
 class Session:
-    """Holds what the analyst is looking at. Emits signals on every change."""
+    """Holds what the analyst is looking at. Emits signals on every change.
+
+    Runs come from loaded files (their steps in :attr:`steps`) or from a corpus folder opened
+    with :meth:`open_corpus`: then only the runs and their analysis rows are read, and a run's
+    steps, findings and value curve are read from disk the first time the run is used
+    (:meth:`hydrate`, called by :meth:`select`, :meth:`run_steps` and :meth:`steps_for`). Code
+    that needs steps of many runs asks :meth:`steps_for` (those runs) or :meth:`steps_scan` (a
+    lazy frame over every run, for text search and aggregates) rather than :attr:`steps`, which
+    holds only the steps read so far.
+    """
 
     traces_changed = Signal()
     load_errors_changed = Signal()
@@ -221,6 +245,10 @@ class Session:
         self.selection = Selection()
         self.filter: RunFilter = RunFilter()
         self._cache = _Cache()
+        self.corpora: list[Corpus] = []
+        """Corpus folders opened (:meth:`open_corpus`)."""
+        self._on_disk: dict[str, tuple[Corpus, _OnDisk]] = {}  # corpus runs whose rows are still on disk
+        self._corpus_analysis: set[str] = set()  # runs whose analysis row came from a corpus
 
     @property
     def filter_text(self) -> str:
@@ -276,6 +304,9 @@ class Session:
         self.load_errors = []
         self.analysis = AnalysisResult()
         self.stale = set()
+        self.corpora = []
+        self._on_disk = {}
+        self._corpus_analysis = set()
         self._invalidate()
         self.traces_changed.emit()
         self.load_errors_changed.emit()
@@ -298,6 +329,7 @@ class Session:
         self.analysis = self.analysis.merge(result)
         ids = {str(t) for t in result.runs["trace_id"].to_list()}
         self.stale = (self.stale - ids) | (set(stale) & ids)
+        self._corpus_analysis -= ids  # a new analysis replaces the corpus's findings and values
         self._invalidate()
         self.analysis_changed.emit()
 
@@ -307,8 +339,135 @@ class Session:
         self._invalidate()
         self.annotations_changed.emit()
 
+    # -- corpora --------------------------------------------------------------
+    def open_corpus(self, corpus: Corpus) -> int:
+        """Add a corpus folder's runs and analysis rows; their steps stay on disk until used.
+
+        The runs pass the session's run registry like loaded files do: a run already held
+        (the same record of the same source) is skipped as one grouped line per source file,
+        listed with the load problems.
+
+        Returns:
+            Runs added.
+        """
+        runs = corpus.runs().collect().with_columns(pl.col("trace_id").alias("_corpus_id"))
+        notices: list[LoadError] = []
+        kept: list[pl.DataFrame] = []
+        for (file,), tr in runs.group_by("source_file", maintain_order=True):
+            part = LoadResult(traces=tr, formats={str(tr["source_format"][0]): tr.height})
+            self._registry.admit(part, Path(str(file)))
+            notices.extend(part.duplicates)
+            kept.append(part.traces)
+        added = pl.concat(kept, how="vertical_relaxed") if kept else runs.clear()
+        if corpus not in self.corpora:
+            self.corpora.append(corpus)
+        rename: dict[str, str] = {}
+        for tid, cid, src in added.select("trace_id", "_corpus_id", "source").iter_rows():
+            self._on_disk[str(tid)] = (corpus, _OnDisk(str(cid), str(src)))
+            if tid != cid:
+                rename[str(cid)] = str(tid)
+        if added.height:
+            self.traces = pl.concat([self.traces, added.select(_TRACE_NAMES)], how="vertical_relaxed")
+            res = corpus.results()
+            if res is not None:
+                rows = (res.drop("source").filter(pl.col("trace_id").is_in(pl.Series(list(added["_corpus_id"])).implode()))
+                        .collect())
+                if rename:
+                    rows = rows.with_columns(pl.col("trace_id").replace(rename))
+                if rows.height:
+                    self.analysis = self.analysis.merge(AnalysisResult(runs=rows))
+                    self._corpus_analysis |= {str(t) for t in rows["trace_id"].to_list()}
+            self._invalidate()
+            self.traces_changed.emit()
+            self.analysis_changed.emit()
+        if notices:
+            self.load_errors.extend(notices)
+            self.load_errors_changed.emit()
+        return added.height
+
+    def hydrate(self, trace_ids: Iterable[str]) -> None:
+        """Read from disk the steps of corpus runs not read yet.
+
+        When a run's analysis came from the corpus, its findings and value curve are read too.
+        Runs already in memory cost nothing. Only the runs' partitions are read. No signal is emitted: the runs table does not change.
+        """
+        todo: dict[Corpus, list[tuple[str, _OnDisk]]] = {}
+        for tid in dict.fromkeys(trace_ids):
+            hit = self._on_disk.pop(tid, None)
+            if hit is not None:
+                todo.setdefault(hit[0], []).append((tid, hit[1]))
+        for corpus, items in todo.items():
+            back = {d.corpus_id: tid for tid, d in items}
+            sources = [d.source for _, d in items]
+            with_analysis = [d.corpus_id for tid, d in items if tid in self._corpus_analysis]
+
+            def read(table: str, ids: Sequence[str], corpus: Corpus = corpus, back: dict[str, str] = back,
+                     sources: list[str] = sources) -> pl.DataFrame | None:
+                df = corpus.of_runs(table, ids, sources) if ids else None
+                if df is None or not df.height:
+                    return None
+                return df.with_columns(pl.col("trace_id").replace(back)).sort("trace_id", "step", maintain_order=True)
+
+            steps = read("steps", list(back))
+            if steps is not None:
+                self.steps = pl.concat([self.steps, steps.select(self.steps.columns)], how="vertical_relaxed")
+            findings = read("findings", with_analysis)
+            values = read("step_values", with_analysis)
+            if findings is not None or values is not None:
+                a = self.analysis
+                if findings is not None:
+                    a.findings = pl.concat([a.findings, findings.select([c.name for c in FINDING_COLUMNS])],
+                                           how="vertical_relaxed")
+                if values is not None:
+                    a.step_values = pl.concat([a.step_values, values.select([c.name for c in STEP_VALUE_COLUMNS])],
+                                              how="vertical_relaxed")
+
+    def steps_for(self, trace_ids: Iterable[str]) -> pl.DataFrame:
+        """Steps of some runs (read from a corpus first where needed), sorted by run and step."""
+        ids = list(dict.fromkeys(str(t) for t in trace_ids))
+        self.hydrate(ids)
+        return self.steps.filter(pl.col("trace_id").is_in(pl.Series(ids, dtype=pl.Utf8).implode()))
+
+    def steps_scan(self) -> pl.LazyFrame:
+        """Every run's steps as a lazy frame: those in memory plus those still in corpus folders.
+
+        Select columns and filter before collecting; nothing is read from disk until then.
+        """
+        parts = [self.steps.lazy()]
+        waiting: dict[Corpus, dict[str, str]] = {}
+        for tid, (corpus, d) in self._on_disk.items():
+            waiting.setdefault(corpus, {})[d.corpus_id] = tid
+        for corpus, ids in waiting.items():
+            disk = corpus.steps().drop("source").filter(pl.col("trace_id").is_in(pl.Series(list(ids)).implode()))
+            if any(k != v for k, v in ids.items()):
+                disk = disk.with_columns(pl.col("trace_id").replace(ids))
+            parts.append(disk.select(self.steps.columns))
+        return parts[0] if len(parts) == 1 else pl.concat(parts, how="vertical_relaxed")
+
+    def findings_scan(self) -> pl.LazyFrame:
+        """Every run's findings as a lazy frame.
+
+        These are the findings in memory plus those a corpus holds for runs not read yet (whose
+        analysis came from the corpus).
+        """
+        parts = [self.analysis.findings.lazy()]
+        waiting: dict[Corpus, dict[str, str]] = {}
+        for tid, (corpus, d) in self._on_disk.items():
+            if tid in self._corpus_analysis:
+                waiting.setdefault(corpus, {})[d.corpus_id] = tid
+        for corpus, ids in waiting.items():
+            disk = corpus.findings()
+            if disk is None:
+                continue
+            disk = disk.filter(pl.col("trace_id").is_in(pl.Series(list(ids)).implode()))
+            if any(k != v for k, v in ids.items()):
+                disk = disk.with_columns(pl.col("trace_id").replace(ids))
+            parts.append(disk.select(self.analysis.findings.columns))
+        return parts[0] if len(parts) == 1 else pl.concat(parts, how="vertical_relaxed")
+
     def run_steps(self, trace_id: str) -> pl.DataFrame:
         """Steps of one run, in order."""
+        self.hydrate((trace_id,))
         return self.steps.filter(pl.col("trace_id") == trace_id).sort("step")
 
     def run_row(self, trace_id: str) -> dict[str, object] | None:
@@ -318,10 +477,12 @@ class Session:
 
     def run_step_values(self, trace_id: str) -> pl.DataFrame:
         """Per-step analysis values of one run (STEP_VALUE_COLUMNS), in order."""
+        self.hydrate((trace_id,))
         return self.analysis.step_values.filter(pl.col("trace_id") == trace_id).sort("step")
 
     def run_findings(self, trace_id: str) -> pl.DataFrame:
         """Findings of one run with their row index in the findings frame (column ``finding``)."""
+        self.hydrate((trace_id,))
         f = self.analysis.findings.with_row_index("finding")
         return f.filter(pl.col("trace_id") == trace_id).sort(["step", "finding"])
 
@@ -347,7 +508,8 @@ class Session:
         """The runs view with the current filter applied."""
         if self._cache.filtered is None:
             view = self.runs_view()
-            self._cache.filtered = view if self.filter.is_empty() else filter_runs(view, self.steps, self.filter)
+            steps = self.steps_scan() if self.filter.text.strip() else self.steps
+            self._cache.filtered = view if self.filter.is_empty() else filter_runs(view, steps, self.filter)
         return self._cache.filtered
 
     def set_filter(self, flt: RunFilter) -> None:
@@ -386,5 +548,7 @@ class Session:
             if "finding" not in changes:
                 new = replace(new, finding=None)
         if new != self.selection:
+            if new.trace_id is not None:
+                self.hydrate((new.trace_id, *new.trace_ids))  # a corpus run's steps, before any view asks
             self.selection = new
             self.selection_changed.emit(new)

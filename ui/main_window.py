@@ -25,6 +25,7 @@ import polars as pl
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QLabel,
     QMainWindow,
@@ -452,6 +453,10 @@ class MainWindow(QMainWindow):
     def open_paths(self, paths: list[str] | list[Path], synchronous: bool = False) -> Job | None:
         """Load files/folders in the background (the table fills as files load).
 
+        A folder holding a corpus (``corpus.json``, see ``trajscope corpus build``) is opened
+        as a corpus instead (:meth:`open_corpus`): its runs table appears at once and each run's
+        steps are read when the run is opened.
+
         Args:
             paths: Files and folders.
             synchronous: Load in this thread (screenshots, scripts); returns None.
@@ -465,6 +470,14 @@ class MainWindow(QMainWindow):
             return None
         if self.persist:
             ui_settings.add_recent([str(Path(p).resolve()) for p in items])
+        from analyzer.corpus.store import MANIFEST
+
+        corpora = [p for p in items if (Path(p) / MANIFEST).is_file()]
+        for p in corpora:
+            self.open_corpus(p)
+        items = [p for p in items if p not in corpora]
+        if not items:
+            return None
         if synchronous:
             from analyzer.loading import load
 
@@ -479,6 +492,29 @@ class MainWindow(QMainWindow):
         job.signals.failed.connect(lambda msg, details: self.show_error(self.tr("Loading failed: {msg}").format(msg=msg), details))
         job.title = self.tr("Loading {n} files and folders").format(n=len(items)) if len(items) > 1 else self.tr("Loading")
         return self.jobs.start(job)
+
+    def open_corpus(self, path: str | Path) -> int | None:
+        """Open a corpus folder: its runs and analysis rows now, each run's steps when it is opened.
+
+        Returns:
+            Runs added, or None when the folder could not be opened (the message bar says why).
+        """
+        from analyzer.corpus import Corpus, CorpusError
+
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            n = self.session.open_corpus(Corpus(path))
+        except (CorpusError, OSError, pl.exceptions.PolarsError) as exc:
+            self.show_error(self.tr("Cannot open the corpus {path}: {msg}").format(path=path, msg=exc), repr(exc))
+            return None
+        finally:
+            QApplication.restoreOverrideCursor()
+        self.message_bar.show_message("success", self.tr(
+            "Opened the corpus {path}: {runs} runs. A run’s steps are read from disk when you open it.").format(
+            path=Path(path).name, runs=f"{n:,}"))
+        if self.session.selection.trace_id is None and self.session.traces.height:
+            self.select_default_run()
+        return n
 
     def _on_partial_load(self, part: LoadResult) -> None:
         self.session.add_load_result(part)
@@ -556,7 +592,7 @@ class MainWindow(QMainWindow):
             return None
         ids = pl.Series(trace_ids).implode()
         traces = self.session.traces.filter(pl.col("trace_id").is_in(ids))
-        steps = self.session.steps.filter(pl.col("trace_id").is_in(ids))
+        steps = self.session.steps_for(trace_ids)
         use_judge, model = current_choice()
         use_embedder = ui_settings.get_str(EMBEDDER_KEY, "1") == "1"
         ranker, self._analysis_ranker = self.analysis_ranker()
@@ -628,7 +664,7 @@ class MainWindow(QMainWindow):
         self._judge_curve_done.add(tid)
         _use, model = current_choice()
         traces = self.session.traces.filter(pl.col("trace_id") == tid)
-        steps = self.session.steps.filter(pl.col("trace_id") == tid)
+        steps = self.session.steps_for((tid,))
         job = AnalyzeJob(traces, steps, use_judge=True, judge_choice=model,
                          use_embedder=ui_settings.get_str(EMBEDDER_KEY, "1") == "1", judge_curve=True,
                          ranker=self.analysis_ranker()[0])

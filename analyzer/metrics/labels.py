@@ -114,14 +114,15 @@ def _notes_text(notes: Iterable[tuple[int | None, str]]) -> str | None:
 
 
 def effective_labels(runs: pl.DataFrame, annotations: pl.DataFrame | None = None,
-                     steps: pl.DataFrame | None = None) -> pl.DataFrame:
+                     steps: pl.DataFrame | pl.LazyFrame | None = None) -> pl.DataFrame:
     """One row per run with the labels exports and metrics should count (see module docstring).
 
     Args:
         runs: Pipeline output (RUN_COLUMNS; needs ``trace_id``, ``decisive_step``,
             ``decisive_agent``, ``category``).
         annotations: Analyst annotations (ANNOTATION_COLUMNS), or None.
-        steps: Steps frame (STEP_COLUMNS) used to name the agent of an analyst-chosen step.
+        steps: Steps frame (STEP_COLUMNS) used to name the agent of an analyst-chosen step; a
+            lazy frame (a corpus on disk) is read for those runs only.
 
     Returns:
         Frame with LABEL_COLUMNS: every run of ``runs`` plus every annotated run.
@@ -129,9 +130,10 @@ def effective_labels(runs: pl.DataFrame, annotations: pl.DataFrame | None = None
     reviews = _reviews(annotations)
     agents: dict[tuple[str, int], str] = {}
     wanted = {(tid, rev.decisive[0]) for tid, rev in reviews.items() if rev.decisive is not None}
-    if wanted and steps is not None and steps.height:
+    if wanted and steps is not None:
         ids = [t for t, _ in wanted]
-        for r in steps.filter(pl.col("trace_id").is_in(ids)).select("trace_id", "step", "agent").iter_rows():
+        picked = steps.lazy().filter(pl.col("trace_id").is_in(ids)).select("trace_id", "step", "agent").collect()
+        for r in picked.iter_rows():
             if (r[0], r[1]) in wanted:
                 agents[(r[0], r[1])] = r[2]
     rows: list[dict[str, Any]] = []

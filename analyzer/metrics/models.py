@@ -156,7 +156,7 @@ def _group_metrics(rows: list[dict[str, Any]], confidence: float, min_runs: int)
 
 def model_metrics(traces: pl.DataFrame, runs: pl.DataFrame | None = None,
                   annotations: pl.DataFrame | None = None, group_by: Sequence[str] = ("model",),
-                  steps: pl.DataFrame | None = None, confidence: float = 0.95,
+                  steps: pl.DataFrame | pl.LazyFrame | None = None, confidence: float = 0.95,
                   aliases: Mapping[str, str] | None = None,
                   min_runs: int = DEFAULT_MIN_GROUP_RUNS) -> pl.DataFrame:
     """Model-selection metrics per group (one row per model, optionally per framework/family).

@@ -282,7 +282,7 @@ class AdaptController(QObject):
 
         ids = pl.Series(list(labels)).implode()
         traces = self.session.traces.filter(pl.col("trace_id").is_in(ids))
-        steps = self.session.steps.filter(pl.col("trace_id").is_in(ids))
+        steps = self.session.steps_for(labels)
         job = AdaptJob(traces, steps, labels, use_embedder=ui_settings.get_str(EMBEDDER_KEY, "1") == "1")
         job.signals.finished.connect(self._adapted)
         job.signals.failed.connect(lambda msg, details: self.window.show_error(

@@ -318,7 +318,8 @@ class ExportDialog(QDialog):
         from ui.analysis_store import window_aliases
 
         panel = getattr(getattr(self.parent(), "tagging", None), "insights", None)
-        job = ExportJob(req, s.traces, s.steps, result, s.annotations, problems, window_aliases(self.parent()),
+        steps = s.steps_for(s.traces["trace_id"].to_list())  # every run's steps, corpus runs included
+        job = ExportJob(req, s.traces, steps, result, s.annotations, problems, window_aliases(self.parent()),
                         getattr(panel, "iset", None))
         job.signals.progress.connect(self._on_progress)
         job.signals.finished.connect(self._on_done)

@@ -2011,6 +2011,14 @@ Empty: back to the rule's suggestion.</source>
         <translation>加载失败：{msg}</translation>
     </message>
     <message>
+        <source>Cannot open the corpus {path}: {msg}</source>
+        <translation>无法打开语料库 {path}：{msg}</translation>
+    </message>
+    <message>
+        <source>Opened the corpus {path}: {runs} runs. A run’s steps are read from disk when you open it.</source>
+        <translation>已打开语料库 {path}：{runs} 个运行。打开某个运行时才从磁盘读取它的步骤。</translation>
+    </message>
+    <message>
         <source>Loading cancelled: {runs} runs from {files} files were loaded.</source>
         <translation>加载已取消：已从 {files} 个文件加载 {runs} 个运行。</translation>
     </message>

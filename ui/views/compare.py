@@ -266,6 +266,7 @@ class ComparePanel(QWidget):
             return
         try:
             from analyzer.metrics import model_metrics, self_conditioning
+            from analyzer.metrics.self_conditioning import pooled
         except ImportError as exc:
             self.metrics = None
             self.note.setText(self.tr("Model metrics are not available in this build ({err}).").format(err=exc))
@@ -278,8 +279,10 @@ class ComparePanel(QWidget):
         traces = (apply_model_groups(raw_traces, aliases) if g == "model" else raw_traces) \
             .with_columns(pl.col(g).fill_null(self.tr("(unknown)")).alias(g))
         runs = self.session.analysis.runs.filter(pl.col("trace_id").is_in(ids))
-        steps = self.session.steps.filter(pl.col("trace_id").is_in(ids))
-        findings = self.session.analysis.findings.filter(pl.col("trace_id").is_in(ids))
+        # a lazy scan: runs of a corpus folder are aggregated on disk, no step text is read
+        steps = self.session.steps_scan().select("trace_id", "step", "agent", "is_error").filter(
+            pl.col("trace_id").is_in(ids))
+        findings = self.session.findings_scan().filter(pl.col("trace_id").is_in(ids))
         ann = self.session.annotations
         metrics = model_metrics(raw_traces, runs if runs.height else None, ann if ann.height else None,
                                 group_by=(g,), steps=steps, aliases=aliases, min_runs=min_runs)
@@ -287,8 +290,8 @@ class ComparePanel(QWidget):
         self.all_groups = [str(x) for x in self.metrics[g].to_list()]
         drawn = self.metrics.head(self.top_box.value())
         self.groups = [str(x) for x in drawn[g].to_list()]
-        self.self_cond = self_conditioning(steps, findings if findings.height else None, traces=traces, group_by=(g,))
-        pooled_sc = self_conditioning(steps, findings if findings.height else None)
+        self.self_cond = self_conditioning(steps, findings, traces=traces, group_by=(g,))
+        pooled_sc = pooled(self.self_cond, (g,))  # the same counts summed: one pass over the steps
         txt = self.tr("{runs} runs in {groups} groups, {analysed} analysed (the runs the current filter shows).").format(
             runs=traces.height, groups=self.metrics.height, analysed=runs.height)
         few = int(self.metrics["too_few_runs"].sum())

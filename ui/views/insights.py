@@ -309,11 +309,12 @@ class InsightsPanel(QWidget):
     def _inputs(self) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
         s = self.session
         runs = s.analysis.runs
-        labels = effective_labels(runs, s.annotations, s.steps)
+        steps = s.steps_for(runs["trace_id"].to_list())  # the analysed runs (read from a corpus if needed)
+        labels = effective_labels(runs, s.annotations, steps)
         if "rationale" in runs.columns:
             labels = labels.join(runs.select("trace_id", "rationale").unique("trace_id", keep="last"),
                                  on="trace_id", how="left", maintain_order="left")
-        return labels, s.traces, s.steps, s.analysis.findings
+        return labels, s.traces, steps, s.analysis.findings
 
     def _embedder(self) -> Any:
         if self.embedder is None:
@@ -453,7 +454,7 @@ class InsightsPanel(QWidget):
         f = self.iset.failures.filter(pl.col("trace_id").is_in(list(ins.members)))
         view = self.session.runs_view().select("trace_id", "native_id")
         f = f.join(view, on="trace_id", how="left")
-        labels = effective_labels(self.session.analysis.runs, self.session.annotations, self.session.steps)
+        labels = effective_labels(self.session.analysis.runs, self.session.annotations, self.session.steps_scan())
         f = f.drop("category").join(labels.select("trace_id", "category"), on="trace_id", how="left")
         reps = {r: i for i, r in enumerate(ins.representatives)}
         rows = [dict(r, representative=r["trace_id"] in reps) for r in f.iter_rows(named=True)]

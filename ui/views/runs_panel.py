@@ -47,6 +47,9 @@ FIT_CAP = 130
 FIT_PAD = 6
 """Room beside the content."""
 HEADER_PAD = 18
+FIT_ROWS = 100
+"""Rows whose content sizes a column (Qt's default, 1,000, made every filter and sort of a big
+corpus spend most of its time measuring text)."""
 """Room beside a header title (the sort indicator)."""
 
 
@@ -307,6 +310,8 @@ class RunsPanel(QWidget):
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         vh = self.table.verticalHeader()
+        # QTableView.sizeHintForColumn measures as many rows as the horizontal header's precision
+        self.table.horizontalHeader().setResizeContentsPrecision(FIT_ROWS)
         vh.setVisible(False)
         vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         vh.setDefaultSectionSize(max(22, self.fontMetrics().height() + 8))
@@ -356,8 +361,12 @@ class RunsPanel(QWidget):
         key, desc = self._sort
         return frame.sort(key, descending=desc, nulls_last=True, maintain_order=True)
 
-    def refresh(self) -> None:
-        """Re-read the filtered runs from the session and re-apply sort and selection."""
+    def refresh(self, fit: bool = True) -> None:
+        """Re-read the filtered runs from the session and re-apply sort and selection.
+
+        Args:
+            fit: Size the columns to their content afterwards (:meth:`fit_columns`).
+        """
         frame = self.sorted_frame(self.session.filtered_runs())
         self._syncing = True
         try:
@@ -365,7 +374,8 @@ class RunsPanel(QWidget):
         finally:
             self._syncing = False
         self._apply_selection(self.session.selection, scroll=False)
-        self.fit_columns()
+        if fit:
+            self.fit_columns()
         self._update_choices()
         total = self.session.traces.height
         self.count_label.setText(self.tr("{shown} of {total} runs").format(shown=frame.height, total=total))
@@ -503,7 +513,9 @@ class RunsPanel(QWidget):
             self._sort = None
         else:
             self._sort = (COLUMNS[section].key, order == Qt.SortOrder.DescendingOrder)
-        self.refresh()
+        self.refresh(fit=False)  # the same rows in another order: the column widths hold
+
+
 
     def sort_by(self, key: str, descending: bool = False) -> None:
         """Sort by a column of the runs view (as a header click would)."""

@@ -99,7 +99,7 @@ class SearchAllDialog(QDialog):
     def run_search(self) -> SearchHits:
         """Search the session's runs for the field's text and list the hits."""
         needle = self.query.text()
-        self.hits = search_runs(self.session.traces, self.session.steps, needle)
+        self.hits = search_runs(self.session.traces, self.session.steps_scan(), needle)
         models = dict(self.session.traces.select("trace_id", pl.col("model").fill_null("")).iter_rows()) \
             if self.session.traces.height else {}
         natives = dict(self.session.traces.select("trace_id", pl.col("native_id").fill_null("")).iter_rows()) \

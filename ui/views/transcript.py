@@ -193,7 +193,7 @@ class TranscriptView(QWidget):
         chain = None
         if run.get("outcome") != "success" and run.get("decisive_step") is not None:
             a = self.session.analysis
-            chain = run_chain(trace_id, a.runs, self.session.steps, a.findings, a.step_values)
+            chain = run_chain(trace_id, a.runs, self.session.run_steps(trace_id), a.findings, a.step_values)
         self.chain_overlay.set_chain(chain, [c.step for c in cards])
 
     def reload(self) -> None:

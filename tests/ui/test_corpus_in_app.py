@@ -1,0 +1,82 @@
+"""A corpus folder opened in the app: the runs table at once, each run's steps when it is opened."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from analyzer.corpus import write_corpus
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def corpus_dir(sample_load, sample_analysis, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    a = sample_analysis
+    return write_corpus(tmp_path / "corpus", sample_load.traces, sample_load.steps, a.runs,
+                        findings=a.findings, step_values=a.step_values)
+
+
+def test_open_corpus_folder_shows_every_run_and_reads_steps_per_run(window, corpus_dir, sample_load,
+                                                                   sample_analysis, qtbot):  # type: ignore[no-untyped-def]
+    w = window
+    assert w.open_paths([corpus_dir]) is None  # no load job: the runs are read at once
+    w.bridge.flush()
+    assert w.runs_panel.model.rowCount() == sample_load.traces.height
+    assert any("Opened the corpus" in t for t in w.message_bar.texts())
+    tid = w.session.selection.trace_id  # the first failed run is selected, as after loading files
+    assert tid is not None
+    qtbot.waitUntil(lambda: w.transcript.trace_id == tid, timeout=5000)
+    want = sample_load.steps.filter(pl.col("trace_id") == tid)
+    assert w.transcript.model.rowCount() == want.height
+    assert set(w.session.steps["trace_id"].to_list()) == {tid}  # only the opened run's steps were read
+    # the analysis came with the corpus: decisive step and value curve of the run
+    row = w.session.run_row(tid) or {}
+    analysed = sample_analysis.runs.filter(pl.col("trace_id") == tid).row(0, named=True)
+    assert row.get("decisive_step") == analysed["decisive_step"]
+    assert w.session.run_step_values(tid).height == want.height
+    # another run from the table
+    other = next(t for t in w.session.traces["trace_id"].to_list() if t != tid)
+    w.session.select(trace_ids=(other,), trace_id=other)
+    qtbot.waitUntil(lambda: w.transcript.trace_id == other, timeout=5000)
+    assert w.transcript.model.rowCount() == sample_load.steps.filter(pl.col("trace_id") == other).height
+
+
+def test_corpus_runs_filter_sort_and_compare_without_reading_every_step(window, corpus_dir, sample_load,
+                                                                        qtbot):  # type: ignore[no-untyped-def]
+    w = window
+    w.open_paths([corpus_dir])
+    w.bridge.flush()
+    panel = w.runs_panel
+    panel.sort_by("n_steps", descending=True)
+    w.bridge.flush()
+    steps = panel.model.frame["n_steps"].to_list()
+    assert steps == sorted(steps, reverse=True)
+    # the text search reaches step text of runs still on disk
+    tasks = " ".join(t or "" for t in sample_load.traces["task"].to_list()).lower()
+    word = next(wd for t in sample_load.steps["text"].to_list() if t for wd in t.split()
+                if len(wd) > 8 and wd.isalpha() and wd.lower() not in tasks)
+    panel.filter_bar.search.setText(word)
+    qtbot.waitUntil(lambda: w.session.filter.text == word, timeout=3000)
+    w.bridge.flush()
+    hits = set(sample_load.steps.filter(pl.col("text").str.contains("(?i)" + word))["trace_id"].to_list())
+    assert hits and set(panel.model.frame["trace_id"].to_list()) == hits
+    panel.filter_bar.clear()
+    w.bridge.flush()
+    read = w.session.steps.height
+    assert w.show_tab("compare")
+    qtbot.waitUntil(lambda: w.compare.metrics is not None, timeout=10000)
+    assert w.compare.metrics["runs"].sum() == sample_load.traces.height
+    assert w.compare.self_cond is not None and int(w.compare.self_cond["steps"].sum()) == sample_load.steps.height
+    assert w.session.steps.height == read  # Compare aggregated on disk
+
+
+def test_a_broken_corpus_is_a_clear_error_and_loses_nothing(loaded, corpus_dir, qtbot):  # type: ignore[no-untyped-def]
+    w = loaded
+    before = w.session.traces.height
+    (corpus_dir / "corpus.json").write_text("{not json")
+    w.open_corpus(corpus_dir)
+    assert w.session.traces.height == before
+    assert any("Cannot open the corpus" in t for t in w.message_bar.texts())
