@@ -1,21 +1,22 @@
-"""Parsed-data cache: Parquet frames keyed by file content hash (safe to delete)."""
+"""Parsed-data cache: a corpus of every parsed file, keyed by file content hash (safe to delete)."""
 
 from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 from pathlib import Path
 
 import orjson
 import polars as pl
 from platformdirs import user_cache_dir
 
+from analyzer.corpus.store import STEP_ROW_GROUP, part_path, write_manifest, write_table
 from analyzer.errors import LoadError
 from analyzer.messages import Message
 from analyzer.schema.models import SCHEMA_VERSION
 
-CACHE_FORMAT = "3"
+CACHE_FORMAT = "4"
+"""4: the cache is a corpus (one partition per parsed file); 3 was one folder per file."""
 
 
 def default_cache_dir() -> Path:
@@ -34,21 +35,37 @@ def file_digest(path: Path) -> str:
 
 
 class ParsedCache:
-    """Stores (traces, steps, errors) per (file content, importer, schema version)."""
+    """Parsed files as a corpus: one partition per (file content, importer, schema version).
+
+    The cache folder is laid out as a corpus (:mod:`analyzer.corpus.store`), so ``Corpus(root)``
+    and the app open it like any corpus folder, lazily::
+
+        <root>/corpus.json
+        <root>/runs/source=<key>/part-0.parquet      the file's runs (TRACE_COLUMNS)
+        <root>/steps/source=<key>/part-0.parquet     its steps (STEP_COLUMNS)
+        <root>/loads/source=<key>/errors.json        its load problems (and notes.json: repairs)
+
+    ``<key>`` is ``<content digest>-<importer>-s<schema version>-c<cache format>``. An entry is
+    complete when its ``runs`` file exists: that file is written last, each file atomically.
+    """
 
     def __init__(self, root: Path | None = None) -> None:
         self.root = root or default_cache_dir()
 
-    def _dir(self, digest: str, importer_id: str) -> Path:
-        return self.root / f"{digest}-{importer_id}-s{SCHEMA_VERSION}-c{CACHE_FORMAT}"
+    def key(self, digest: str, importer_id: str) -> str:
+        """Partition key of one parsed file."""
+        return f"{digest}-{importer_id}-s{SCHEMA_VERSION}-c{CACHE_FORMAT}"
+
+    def _loads(self, key: str) -> Path:
+        return self.root / "loads" / f"source={key}"
 
     def get(self, digest: str, importer_id: str, path: Path) -> tuple[pl.DataFrame, pl.DataFrame, list[LoadError]] | None:
         """Cached frames for a file, with ``source_file`` set to its current path."""
-        d = self._dir(digest, importer_id)
+        key = self.key(digest, importer_id)
         try:
-            traces = pl.read_parquet(d / "traces.parquet")
-            steps = pl.read_parquet(d / "steps.parquet")
-            errs = orjson.loads((d / "errors.json").read_bytes())
+            traces = pl.read_parquet(part_path(self.root, "runs", key))
+            steps = pl.read_parquet(part_path(self.root, "steps", key))
+            errs = orjson.loads((self._loads(key) / "errors.json").read_bytes())
         except Exception:
             return None
         traces = traces.with_columns(pl.lit(str(path)).alias("source_file"))
@@ -59,32 +76,39 @@ class ParsedCache:
     def get_notes(self, digest: str, importer_id: str) -> list[str]:
         """Notes stored with a file's frames (repairs made while reading)."""
         try:
-            notes = orjson.loads((self._dir(digest, importer_id) / "notes.json").read_bytes())
+            notes = orjson.loads((self._loads(self.key(digest, importer_id)) / "notes.json").read_bytes())
         except Exception:
             return []
         return [n for n in notes if isinstance(n, str)] if isinstance(notes, list) else []
 
     def put(self, digest: str, importer_id: str, traces: pl.DataFrame, steps: pl.DataFrame,
             errors: list[LoadError], notes: list[str] | None = None) -> None:
-        """Store frames atomically (write to a temp dir, then rename).
+        """Store a file's frames as one corpus partition (each file atomically, ``runs`` last).
 
-        ``notes`` are the loader's notes about the file (repairs made while reading).
+        ``notes`` are the loader's notes about the file (repairs made while reading). A cache
+        that cannot be written is skipped silently: it is only a cache.
         """
-        d = self._dir(digest, importer_id)
-        tmp = d.with_name(d.name + f".tmp{os.getpid()}")
+        key = self.key(digest, importer_id)
+        loads = self._loads(key)
         try:
-            tmp.mkdir(parents=True, exist_ok=True)
-            traces.write_parquet(tmp / "traces.parquet")
-            steps.write_parquet(tmp / "steps.parquet")
-            (tmp / "errors.json").write_bytes(orjson.dumps(
+            write_table(steps, part_path(self.root, "steps", key), STEP_ROW_GROUP)
+            loads.mkdir(parents=True, exist_ok=True)
+            _write_atomic(loads / "errors.json", orjson.dumps(
                 [e.to_dict() | ({"message": e.message.to_dict()} if e.message else {}) for e in errors]))
             if notes:
-                (tmp / "notes.json").write_bytes(orjson.dumps(notes))
-            if d.exists():
-                shutil.rmtree(d, ignore_errors=True)
-            tmp.rename(d)
-        except OSError:
-            shutil.rmtree(tmp, ignore_errors=True)
+                _write_atomic(loads / "notes.json", orjson.dumps(notes))
+            else:
+                (loads / "notes.json").unlink(missing_ok=True)
+            write_table(traces, part_path(self.root, "runs", key))
+            write_manifest(self.root)
+        except (OSError, pl.exceptions.PolarsError):
+            return
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
 
 
 def _message(data: object) -> Message | None:

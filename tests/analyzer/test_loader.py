@@ -18,6 +18,7 @@ from plugins.importers.generic import GenericImporter
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests" / "data" / "hostile"
 GOOD = ROOT / "sample_traces" / "generic"
+SAMPLES = ROOT / "sample_traces"
 BUILTINS = ROOT / "plugins" / "trajscope.toml"
 
 # file -> (record, words the reason must contain)
@@ -348,12 +349,28 @@ def test_second_load_hits_cache_and_source_file_follows_a_moved_file(tmp_path: P
     assert len(calls) == 2 and fourth.traces.height == 3
 
 
+def test_the_cache_is_a_corpus_the_app_can_open(tmp_path: Path) -> None:
+    from analyzer.corpus import Corpus
+    from analyzer.session import Session
+
+    cache = ParsedCache(tmp_path / "cache")
+    first = load([SAMPLES / "who_and_when"], cache=cache)
+    c = Corpus(cache.root)  # every parsed file, one partition each
+    assert c.count() == first.traces.height
+    assert c.runs().drop("source").collect().sort("trace_id").equals(first.traces.sort("trace_id"), null_equal=True)
+    s = Session()
+    assert s.open_corpus(c) == first.traces.height
+    tid = first.traces["trace_id"][0]
+    want = first.steps.filter(pl.col("trace_id") == tid).sort("step")
+    assert s.run_steps(tid).equals(want, null_equal=True)
+
+
 def test_corrupt_cache_entry_is_read_again(tmp_path: Path) -> None:
     cache = ParsedCache(tmp_path / "cache")
     load([GOOD / "ops_runs.jsonl"], cache=cache)
-    assert len(list((tmp_path / "cache").iterdir())) == 1
+    assert len(list((tmp_path / "cache" / "steps").iterdir())) == 1
     broken = ParsedCache(tmp_path / "cache")
-    for d in broken.root.iterdir():
-        (d / "steps.parquet").write_bytes(b"garbage")
+    for d in (broken.root / "steps").iterdir():
+        (d / "part-0.parquet").write_bytes(b"garbage")
     res = load([GOOD / "ops_runs.jsonl"], cache=broken)  # a corrupt cache entry is re-read, not an error
     assert res.errors == [] and res.traces.height == 2
