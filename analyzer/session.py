@@ -16,7 +16,7 @@ import polars as pl
 from psygnal import Signal
 
 from analyzer.analysis.result import RUN_COLUMNS, STEP_VALUE_COLUMNS, AnalysisResult
-from analyzer.corpus.store import Corpus
+from analyzer.corpus.store import Corpus, part_path
 from analyzer.errors import LoadError
 from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import ANNOTATION_COLUMNS, FINDING_COLUMNS, STEP_COLUMNS, TRACE_COLUMNS
@@ -389,7 +389,9 @@ class Session:
         """Read from disk the steps of corpus runs not read yet.
 
         When a run's analysis came from the corpus, its findings and value curve are read too.
-        Runs already in memory cost nothing. Only the runs' partitions are read. No signal is emitted: the runs table does not change.
+        Runs already in memory cost nothing, and only the runs' partitions are read. A partition
+        that cannot be read is listed with the load problems (file, run, reason); the run keeps
+        its row and shows no steps. Only that signal is emitted: the runs table does not change.
         """
         todo: dict[Corpus, list[tuple[str, _OnDisk]]] = {}
         for tid in dict.fromkeys(trace_ids):
@@ -408,11 +410,18 @@ class Session:
                     return None
                 return df.with_columns(pl.col("trace_id").replace(back)).sort("trace_id", "step", maintain_order=True)
 
-            steps = read("steps", list(back))
+            try:
+                steps = read("steps", list(back))
+                findings = read("findings", with_analysis)
+                values = read("step_values", with_analysis)
+            except (OSError, pl.exceptions.PolarsError) as exc:
+                why = f"cannot read this run from the corpus ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})"
+                self.load_errors.extend(LoadError(str(part_path(corpus.root, "steps", d.source)), tid, None, why)
+                                        for tid, d in items)
+                self.load_errors_changed.emit()
+                continue
             if steps is not None:
                 self.steps = pl.concat([self.steps, steps.select(self.steps.columns)], how="vertical_relaxed")
-            findings = read("findings", with_analysis)
-            values = read("step_values", with_analysis)
             if findings is not None or values is not None:
                 a = self.analysis
                 if findings is not None:

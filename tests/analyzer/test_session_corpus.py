@@ -168,3 +168,18 @@ def test_self_conditioning_counts_match_the_definition(loaded: LoadResult, analy
     assert pooled(got, ("model",)).equals(flat, null_equal=True)
     lazy = self_conditioning(loaded.steps.lazy(), findings.lazy(), traces=traces, group_by=("model",), max_k=max_k)
     assert lazy.equals(got, null_equal=True)
+
+
+def test_an_unreadable_partition_is_a_load_problem_and_the_rest_opens(corpus: Corpus, loaded: LoadResult) -> None:
+    s = Session()
+    s.open_corpus(corpus)
+    bad = loaded.traces["trace_id"][0]
+    src = source_key(loaded.traces["source_file"][0])
+    (corpus.root / "steps" / f"source={src}" / "part-0.parquet").write_bytes(b"not parquet")
+    s.select(trace_id=bad, trace_ids=(bad,))  # no exception out of the selection
+    assert s.run_steps(bad).height == 0
+    problem = next(e for e in s.load_errors if e.record == bad)
+    assert f"source={src}" in problem.file and "cannot read this run from the corpus" in problem.reason
+    good = loaded.traces.filter(pl.col("source_file") != loaded.traces["source_file"][0])["trace_id"][0]
+    assert s.run_steps(good).equals(_run(loaded.steps, good), null_equal=True)
+    assert s.traces.height == loaded.traces.height  # nothing lost
