@@ -282,8 +282,17 @@ class TaggingController(QObject):
                 self.open_workspace(path)
             return
         if self.workspace is None:
+            # the newest recent workspace that still exists: re-creating a vanished one (a
+            # deleted folder, a temporary file) would start an empty workspace where the
+            # analyst expects their annotations
             last = recent_workspaces()
-            self.open_workspace(last[0] if last else default_workspace_path())
+            alive = next((p for p in last if p.is_file()), None)
+            if last and alive != last[0]:
+                target = alive or default_workspace_path()
+                self.window.message_bar.show_message("warning", self.tr(
+                    "The last workspace {missing} no longer exists; opened {path} instead.").format(
+                    missing=last[0], path=target))
+            self.open_workspace(alive or default_workspace_path())
 
     def open_workspace(self, path: str | Path) -> bool:
         """Open (or create) a workspace file; False with a message if it cannot be used."""
@@ -301,8 +310,9 @@ class TaggingController(QObject):
         if old is not None and old is not ws:
             with contextlib.suppress(Exception):
                 old.close()
-        with contextlib.suppress(Exception):
-            remember_workspace(target.resolve())
+        if getattr(self.window, "persist", True):  # screenshots and scripts leave the recent list alone
+            with contextlib.suppress(Exception):
+                remember_workspace(target.resolve())
         self._workspace_opened()
         return True
 

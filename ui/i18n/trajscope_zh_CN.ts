@@ -3249,6 +3249,10 @@ Analyst: {author}</source>
         <translation>最近的工作区</translation>
     </message>
     <message>
+        <source>The last workspace {missing} no longer exists; opened {path} instead.</source>
+        <translation>上次使用的工作区 {missing} 已不存在；已改为打开 {path}。</translation>
+    </message>
+    <message>
         <source>1 run</source>
         <translation>1 个运行</translation>
     </message>
