@@ -426,3 +426,36 @@ def test_cancel_stops_a_file_in_the_worker_at_once(tmp_path: Path) -> None:
         sys.path.remove(str(tmp_path))
     assert res.cancelled and res.traces.height == 0 and res.errors == []
     assert took < 100  # the 120 s read was stopped, not waited for (a bound, not a timing claim)
+
+
+_CAPPED_CHILD = textwrap.dedent("""
+    import json, resource, sys
+    from pathlib import Path
+    from analyzer.loading import load
+    size = next(int(ln.split()[1]) for ln in open("/proc/self/status") if ln.startswith("VmSize:")) << 10
+    resource.setrlimit(resource.RLIMIT_AS, (size + (1 << 30), resource.RLIM_INFINITY))  # 1 GB to grow
+    res = load([Path(sys.argv[1])], cache=None)
+    print(json.dumps({"runs": res.traces.height, "errors": [[e.record, e.reason] for e in res.errors]}))
+""")
+
+
+def test_a_damaged_directory_claiming_a_4_gb_member_costs_only_that_sample(tmp_path: Path) -> None:
+    """Found by ``bench/fuzz.py`` at 100k inputs (15 inputs, all ``ctf_zstd.eval``): the directory
+    claimed a compressed size of gigabytes, ``read(n)`` allocated it first, and under the fuzzer's
+    memory cap the MemoryError discarded every sample of the file."""
+    import struct
+
+    data = bytearray((ROOT / "sample_traces" / "inspect" / "ctf_zstd.eval").read_bytes())
+    name = b"samples/42_epoch_1.json"
+    at = data.find(b"PK\x01\x02")
+    while at >= 0 and data[at + 46:at + 46 + len(name)] != name:
+        at = data.find(b"PK\x01\x02", at + 4)
+    assert at >= 0
+    struct.pack_into("<I", data, at + 20, 0xFFFF0000)  # compressed size in the central directory
+    bad = tmp_path / "damaged.eval"
+    bad.write_bytes(bytes(data))
+    out = subprocess.run([sys.executable, "-c", _CAPPED_CHILD, str(bad)], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300, check=True)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["runs"] == 2, got  # the other two samples
+    assert [r for r, _ in got["errors"]] == ["samples/42_epoch_1.json"], got

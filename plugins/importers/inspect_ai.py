@@ -170,6 +170,7 @@ class EvalZip:
             raise ImportFailure(imsg("zip_too_many_members", n=len(infos), cap=cap,
                                      setting=LoadLimits.setting('max_members')))
         size = path.stat().st_size
+        self._size = size
         if infos and all(not 0 <= i.header_offset < size for i in infos):
             self.close()
             raise ImportFailure(imsg("zip_directory_outside"))
@@ -211,16 +212,16 @@ class EvalZip:
         if info.file_size > cap:
             raise ImportFailure(imsg("zip_member_over_cap", size=format_bytes(info.file_size), cap=format_bytes(cap),
                                      setting=LoadLimits.setting('max_member_bytes')), record=name)
-        if info.compress_type == ZIP_METHOD_ZSTD:
-            return self._read_zstd(info)
         try:
+            if info.compress_type == ZIP_METHOD_ZSTD:
+                return self._read_zstd(info)
             with self._zf.open(info) as member:
                 return guard.inflate_capped(member.read, info.compress_size, name, info.file_size)
         except ImportFailure:
             raise
         except NotImplementedError:
             raise ImportFailure(imsg("zip_method", method=info.compress_type), record=name) from None
-        except Exception as exc:  # BadZipFile, zlib.error, EOFError, OSError (bad offsets) ...
+        except Exception as exc:  # BadZipFile, zlib.error, EOFError, OSError (bad offsets), MemoryError ...
             raise ImportFailure(imsg("zip_cannot_decompress", error=f"{type(exc).__name__}: {exc}"), record=name) from None
 
     def _raw(self, info: zipfile.ZipInfo) -> bytes:
@@ -234,8 +235,11 @@ class EvalZip:
         if len(head) < _LOCAL_HEADER.size or _LOCAL_HEADER.unpack(head)[0] != _LOCAL_SIG:
             raise ImportFailure(imsg("zip_no_local_header"), record=info.filename)
         fields = _LOCAL_HEADER.unpack(head)
-        self._fh.seek(info.header_offset + _LOCAL_HEADER.size + fields[9] + fields[10])
-        data = self._fh.read(info.compress_size)
+        start = info.header_offset + _LOCAL_HEADER.size + fields[9] + fields[10]
+        self._fh.seek(start)
+        # never ask for more than the file holds: read(n) allocates n bytes first, and a damaged
+        # directory can claim a 4 GB member in a 20 KB file
+        data = self._fh.read(max(0, min(info.compress_size, self._size - start)))
         if len(data) < info.compress_size:
             raise ImportFailure(imsg("zip_member_truncated", got=len(data), size=info.compress_size),
                                 record=info.filename)
