@@ -39,6 +39,27 @@ def isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
     # unless they choose a judge (tests/ui/test_judge_default.py checks the default itself)
     ui_settings.set_str("analysis/use_judge", "0")
     yield qs
+    _release_modifiers()
+
+
+def _release_modifiers() -> None:
+    """Forget modifier keys a test left "held".
+
+    Qt keeps the modifiers of the last key event: after a test clicks Shift+Enter, every later
+    ``selectRow`` in an extended-selection view extends the selection instead of replacing it.
+    """
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QWidget
+
+    if QGuiApplication.instance() is None or QGuiApplication.keyboardModifiers() == Qt.KeyboardModifier.NoModifier:
+        return
+    w = QWidget()
+    w.show()
+    QTest.keyClick(w, Qt.Key.Key_Escape)
+    w.close()
+    w.deleteLater()
 
 
 @pytest.fixture
