@@ -92,6 +92,25 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _rows(batch: Any) -> Iterator[dict[str, Any] | Exception]:
+    """The rows of a record batch as dicts; a row Python cannot hold is its exception.
+
+    ``to_pylist`` converts a whole batch at once, and one timestamp outside Python's date range
+    (``OverflowError``) would fail the batch's other rows with it: they are then converted one
+    by one, so only the bad row is skipped.
+    """
+    try:
+        yield from batch.to_pylist()
+        return
+    except (OverflowError, ValueError):
+        pass
+    for i in range(batch.num_rows):
+        try:
+            yield batch.slice(i, 1).to_pylist()[0]
+        except (OverflowError, ValueError) as exc:
+            yield exc
+
+
 def row_from_columns(flat: Mapping[str, Any]) -> dict[str, Any]:
     """One Phoenix span row from dataframe columns (``context.*`` and ``attributes.*`` regrouped)."""
     row: dict[str, Any] = {"context": {}, "attributes": {}}
@@ -152,12 +171,14 @@ class PhoenixImporter:
         n = 0
         try:
             for batch in pf.iter_batches(batch_size=2000):
-                for flat in batch.to_pylist():
+                for flat in _rows(batch):
                     n += 1
                     where = f"row {n}"
                     if ctx.cancel.cancelled:
                         return col
                     try:
+                        if isinstance(flat, Exception):
+                            raise flat
                         if not col.add_doc(row_from_columns(flat), where):
                             ctx.error(where, imsg("px_not_span_row"))
                     except (ImportFailure, ValueError, TypeError, OverflowError) as exc:
