@@ -268,15 +268,18 @@ def main(argv: list[str] | None = None) -> int:
 
     from analyzer.plugin_host.registry import default_host
 
-    ids = [s.id for s in default_host().importers()]
+    all_ids = [s.id for s in default_host().importers()]
+    ids = list(all_ids)
     if args.importer:
         ids = [i for i in ids if i in set(args.importer)]
     rows: dict[str, Tally] = {}
     header = f"{'importer':<16}{'inputs':>8}{'loaded':>8}{'reported':>10}{'lost':>6}{'crash':>7}{'hang':>6}" \
              f"{'in/s':>7}{'slowest s':>11}{'peak RSS MB':>13}"
     print(header, flush=True)
-    for k, importer_id in enumerate(ids):
-        base = args.seed + k * _SEED_BASE
+    for importer_id in ids:
+        # seeds follow the importer's place among all importers, so `--importer X` replays
+        # exactly the inputs a full run gave X
+        base = args.seed + all_ids.index(importer_id) * _SEED_BASE
         t = _run_importer(importer_id, list(range(base, base + args.per_importer)), args)
         rows[importer_id] = t
         c = t.counts
