@@ -271,6 +271,23 @@ class MessageText(str):
         return out
 
 
+class MessageValueError(ValueError):
+    """A ``ValueError`` whose reason is an importer message (``str(exc)`` is its English text).
+
+    Importers raise subclasses of it for a record whose shape cannot be read, so that the
+    reason reaches the load problems as a message id (translated in the app).
+
+    Args:
+        message: The reason (an :data:`IMPORT_MESSAGES` id and its parameters).
+    """
+
+    def __init__(self, message: Message) -> None:
+        from analyzer.reasons import render_en
+
+        super().__init__(render_en(message))
+        self.message = message
+
+
 def itext(mid: str, **params: Param) -> MessageText:
     """:class:`MessageText` of ``imsg(mid, **params)``."""
     return MessageText(imsg(mid, **params))

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import ImportFailure
-from analyzer.import_messages import imsg, wrap
+from analyzer.import_messages import MessageValueError, imsg, wrap
 from analyzer.loading.jsonio import (
     args_text,
     as_text,
@@ -41,9 +41,7 @@ from analyzer.loading.jsonio import (
     read_json_document,
 )
 from analyzer.loading.structure import JsonShape
-from analyzer.messages import Message
 from analyzer.plugin_host.protocols import ImportContext
-from analyzer.reasons import render_en
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 
 # ---------------------------------------------------------------------------------------------
@@ -154,16 +152,8 @@ def outcome_of(obj: Mapping[str, Any]) -> tuple[Outcome, str | None, float | Non
 # messages -> steps
 
 
-class BadMessages(ValueError):
-    """The messages list has a shape that cannot be read (reason in the message).
-
-    Args:
-        message: The reason as an importer message (``str(exc)`` is its English text).
-    """
-
-    def __init__(self, message: Message) -> None:
-        super().__init__(render_en(message))
-        self.message = message
+class BadMessages(MessageValueError):
+    """The messages list has a shape that cannot be read (the reason in ``message``)."""
 
 
 @dataclass

@@ -50,7 +50,7 @@ from typing import IO, Any
 
 from analyzer import guard
 from analyzer.errors import ImportFailure
-from analyzer.import_messages import imsg, wrap
+from analyzer.import_messages import MessageValueError, imsg, wrap
 from analyzer.loading.jsonio import (
     args_text,
     as_text,
@@ -62,7 +62,7 @@ from analyzer.loading.jsonio import (
 from analyzer.loading.structure import JsonShape
 from analyzer.messages import Message
 from analyzer.plugin_host.protocols import ImportContext
-from analyzer.reasons import reason, render_en
+from analyzer.reasons import reason
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 from analyzer.settings import LoadLimits, format_bytes
 
@@ -411,16 +411,8 @@ def _tool(b: _Steps, msg: Mapping[str, Any], native: int | None, tool_times: Map
           native_index=native, timestamp=tool_times.get(cid or ""))
 
 
-class BadSample(ValueError):
-    """A sample has a shape that cannot be read.
-
-    Args:
-        message: The reason as an importer message (``str(exc)`` is its English text).
-    """
-
-    def __init__(self, message: Message) -> None:
-        super().__init__(render_en(message))
-        self.message = message
+class BadSample(MessageValueError):
+    """A sample has a shape that cannot be read (the reason in ``message``)."""
 
 
 def _add_message(b: _Steps, msg: Any, native: int | None,
