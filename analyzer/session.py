@@ -8,7 +8,7 @@ polars, so every view (and a script) sees the same runs.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -442,16 +442,7 @@ class Session:
 
         Select columns and filter before collecting; nothing is read from disk until then.
         """
-        parts = [self.steps.lazy()]
-        waiting: dict[Corpus, dict[str, str]] = {}
-        for tid, (corpus, d) in self._on_disk.items():
-            waiting.setdefault(corpus, {})[d.corpus_id] = tid
-        for corpus, ids in waiting.items():
-            disk = corpus.steps().drop("source").filter(pl.col("trace_id").is_in(pl.Series(list(ids)).implode()))
-            if any(k != v for k, v in ids.items()):
-                disk = disk.with_columns(pl.col("trace_id").replace(ids))
-            parts.append(disk.select(self.steps.columns))
-        return parts[0] if len(parts) == 1 else pl.concat(parts, how="vertical_relaxed")
+        return self._with_disk(self.steps, lambda c: c.steps().drop("source"), analysed_only=False)
 
     def findings_scan(self) -> pl.LazyFrame:
         """Every run's findings as a lazy frame.
@@ -459,19 +450,30 @@ class Session:
         These are the findings in memory plus those a corpus holds for runs not read yet (whose
         analysis came from the corpus).
         """
-        parts = [self.analysis.findings.lazy()]
-        waiting: dict[Corpus, dict[str, str]] = {}
+        return self._with_disk(self.analysis.findings, lambda c: c.findings(), analysed_only=True)
+
+    def _with_disk(self, memory: pl.DataFrame, table: Callable[[Corpus], pl.LazyFrame | None], *,
+                   analysed_only: bool) -> pl.LazyFrame:
+        """``memory`` plus the rows ``table`` gives for the corpus runs still on disk, lazily.
+
+        Args:
+            memory: The rows in memory (their columns are the result's).
+            table: A corpus's lazy table (None when it has none).
+            analysed_only: Only runs whose analysis came from the corpus.
+        """
+        parts = [memory.lazy()]
+        waiting: dict[Corpus, dict[str, str]] = {}  # corpus -> corpus id -> session id
         for tid, (corpus, d) in self._on_disk.items():
-            if tid in self._corpus_analysis:
+            if not analysed_only or tid in self._corpus_analysis:
                 waiting.setdefault(corpus, {})[d.corpus_id] = tid
         for corpus, ids in waiting.items():
-            disk = corpus.findings()
+            disk = table(corpus)
             if disk is None:
                 continue
             disk = disk.filter(pl.col("trace_id").is_in(pl.Series(list(ids)).implode()))
             if any(k != v for k, v in ids.items()):
                 disk = disk.with_columns(pl.col("trace_id").replace(ids))
-            parts.append(disk.select(self.analysis.findings.columns))
+            parts.append(disk.select(memory.columns))
         return parts[0] if len(parts) == 1 else pl.concat(parts, how="vertical_relaxed")
 
     def run_steps(self, trace_id: str) -> pl.DataFrame:
