@@ -245,7 +245,8 @@ def analyze_run(
                 judge_p = {int(k): float(v) for k, v in res.items()}
                 judge_model = getattr(j, "model_id", None)
         att = attribute(traj, logits, findings, sig.features, judge_p, ranker.params.judge_weight,
-                        agent_temperature=ranker.params.agent_temperature)
+                        agent_temperature=ranker.params.agent_temperature,
+                        actor_weight=ranker.params.actor_weight)
         strongest = max((f.score for f in findings if f.step == att.decisive_step), default=0.0)
         ask = opts.judge_classify == "always" or (opts.judge_classify == "weak" and strongest < STRONG_FINDING)
         if judge.judge is not None and att.decisive_step is not None and ask:

@@ -2,7 +2,8 @@
 
 Ranker scores (structure, text cues, detector findings, alignment) give a distribution over
 steps; the responsible agent is the one whose steps hold most of that distribution (sharpened
-or flattened by a temperature chosen by cross-validation); the judge, when available,
+or flattened by a temperature chosen by cross-validation), plus, in the transfer weights, its
+share of the run's actions (the agent that does the work); the judge, when available,
 re-ranks only the top candidates from short focused contexts (its log-odds added with a
 weight chosen by cross-validation); the category comes from the findings on and around the
 decisive step plus the judge's classification.
@@ -16,11 +17,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from analyzer.attribution.features import FEATURE_NAMES
+from analyzer.attribution.features import FEATURE_NAMES, acts
 from analyzer.attribution.ranker import softmax
 from analyzer.attribution.rationale import Rationale, explain, ranking_tail, simple
 from analyzer.schema.findings import Finding
-from analyzer.schema.models import Trajectory
+from analyzer.schema.models import Step, Trajectory
 from analyzer.taxonomy import CATEGORY_IDS, Category
 
 _EPS = 1e-4
@@ -95,11 +96,34 @@ def agent_mass(agents: Sequence[str], logits: np.ndarray, temperature: float) ->
     return dict(sorted(mass.items(), key=lambda kv: -kv[1]))
 
 
-def responsible_agent(agents: Sequence[str], logits: np.ndarray, temperature: float) -> str:
-    """The agent with the largest :func:`agent_mass` (ties: the agent of the top step)."""
+def actor_share(steps: Sequence[Step]) -> dict[str, float]:
+    """Each agent's share of the run's acting decisions (tool calls, code blocks, action sections).
+
+    Empty when no decision acts.
+    """
+    counts: dict[str, int] = {}
+    for s in steps:
+        if acts(s):
+            a = s.agent or str(s.role)
+            counts[a] = counts.get(a, 0) + 1
+    total = sum(counts.values())
+    return {a: c / total for a, c in counts.items()} if total else {}
+
+
+def responsible_agent(agents: Sequence[str], logits: np.ndarray, temperature: float,
+                      actors: Mapping[str, float] | None = None, actor_weight: float = 0.0) -> str:
+    """The agent with the largest score (ties: the agent of the top step).
+
+    The score is the agent's :func:`agent_mass` plus ``actor_weight`` times its share of the
+    run's acting decisions (:func:`actor_share`). With temperature 0 the mass is 1 for the agent
+    of the top step, so a weight ``w`` names another agent only when its share of the actions
+    exceeds the top step's agent's by more than ``1/w``.
+    """
     share = agent_mass(agents, logits, temperature)
     top = agents[int(np.argmax(logits))]
-    return max(share, key=lambda a: (share[a], a == top))
+    extra = actors if actors and actor_weight else {}
+    score = {a: share.get(a, 0.0) + actor_weight * extra.get(a, 0.0) for a in {*share, *extra}}
+    return max(dict.fromkeys([*share, *extra]), key=lambda a: (round(score[a], 12), a == top))
 
 
 def _logit(p: float) -> float:
@@ -180,6 +204,7 @@ def attribute(
     judge_weight: float = 0.0,
     judge_dist: Mapping[str, float] | None = None,
     agent_temperature: float = 0.0,
+    actor_weight: float = 0.0,
 ) -> Attribution:
     """Rank the steps of a failed run and name the decisive one.
 
@@ -192,6 +217,8 @@ def attribute(
         judge_weight: Weight of the judge's log-odds.
         judge_dist: Judge's category distribution for the decisive step, if already known.
         agent_temperature: Temperature of the agent mass (0: agent of the top step).
+        actor_weight: Weight of the agents' share of the acting decisions (see
+            :func:`responsible_agent`).
     """
     steps = trajectory.steps
     if not steps:
@@ -205,12 +232,14 @@ def attribute(
     best = cands[0]
     agents = [s.agent or str(s.role) for s in steps]
     share = agent_mass(agents, final, agent_temperature)
-    agent = responsible_agent(agents, final, agent_temperature)
+    actors = actor_share(steps)
+    agent = responsible_agent(agents, final, agent_temperature, actors, actor_weight)
     category, _ = choose_category(trajectory, best.step, findings, features, judge_dist)
     runner = cands[1] if len(cands) > 1 else None
     explanation = explain(trajectory, best.step, category, findings, ranking_tail(
         best.probability, runner.step if runner else None, runner.probability if runner else None,
         agent=agent if agent != best.agent else None, agent_share=share.get(agent),
+        actor_share=actors.get(agent) if agent != max(share, key=lambda a: share[a]) else None,
         judge_reranked=len(judge_p or {})))
     return Attribution(
         candidates=cands, probs=probs, decisive_step=best.step, decisive_agent=agent,

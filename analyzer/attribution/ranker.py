@@ -51,6 +51,9 @@ class RankerParams:
         value_prior: V before the first step of the cheap value curve.
         agent_temperature: Temperature of the agent mass that names the responsible agent
             (0: the agent of the top step), chosen by cross-validation.
+        actor_weight: Weight of each agent's share of the run's acting decisions (tool calls,
+            code, action sections) added to its agent mass when naming the responsible agent
+            (0: the mass alone). See :func:`analyzer.attribution.attribute.responsible_agent`.
         meta: Training details (data, CV figures, date).
     """
 
@@ -69,6 +72,7 @@ class RankerParams:
     judge_top_k: int = 3
     value_prior: float = 0.9
     agent_temperature: float = 0.0
+    actor_weight: float = 0.0
     meta: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -79,7 +83,8 @@ class RankerParams:
             "evidence_weight": self.evidence_weight, "evidence_weight_long": self.evidence_weight_long,
             "evidence_weight_grounded": self.evidence_weight_grounded,
             "train_max_steps": self.train_max_steps, "judge_weight": self.judge_weight, "judge_top_k": self.judge_top_k,
-            "value_prior": self.value_prior, "agent_temperature": self.agent_temperature, "meta": self.meta,
+            "value_prior": self.value_prior, "agent_temperature": self.agent_temperature,
+            "actor_weight": self.actor_weight, "meta": self.meta,
         }
 
     @classmethod
@@ -98,7 +103,8 @@ class RankerParams:
                     judge_weight=float(data.get("judge_weight", 0.0)),
                     judge_top_k=int(data.get("judge_top_k", 3)),
                     value_prior=float(data.get("value_prior", 0.9)),
-                    agent_temperature=float(data.get("agent_temperature", 0.0)), meta=dict(data.get("meta", {})))
+                    agent_temperature=float(data.get("agent_temperature", 0.0)),
+                    actor_weight=float(data.get("actor_weight", 0.0)), meta=dict(data.get("meta", {})))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"bad ranker params: {type(exc).__name__}: {exc}") from None
         lengths = {len(p.features), len(p.mean), len(p.scale), len(p.weights)}

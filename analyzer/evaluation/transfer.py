@@ -113,7 +113,8 @@ def predict(ranker: Ranker, run: EvalRun) -> tuple[Prediction, str | None]:
     """The pipeline's prediction (top step, responsible agent, ranking) and category for one run."""
     logits = ranker.logits(run.features)
     att = attribute(run.trajectory, logits, run.findings, run.features,
-                    agent_temperature=ranker.params.agent_temperature)
+                    agent_temperature=ranker.params.agent_temperature,
+                    actor_weight=ranker.params.actor_weight)
     top = tuple(c.step for c in att.candidates)
     return Prediction(run.key, att.decisive_step, att.decisive_agent, top), att.category
 

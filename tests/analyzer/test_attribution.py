@@ -20,7 +20,7 @@ from analyzer.attribution import (
     step_features,
     value_curve,
 )
-from analyzer.attribution.attribute import agent_mass
+from analyzer.attribution.attribute import actor_share, agent_mass
 from analyzer.attribution.fit import (
     AGENT_TEMPERATURES,
     TrainingRun,
@@ -221,6 +221,30 @@ def test_attribution_names_the_agent_holding_most_of_the_mass() -> None:
     assert spread.decisive_step == 0 and spread.decisive_agent == "Coder"
     assert "responsible agent Coder" in spread.rationale
     assert spread.agent_share["Coder"] == pytest.approx(0.6)
+
+
+def test_actor_weight_names_the_agent_that_made_most_of_the_actions() -> None:
+    code = "```python\nprint(1)\n```"
+    t = Trajectory(id="m", task="t", steps=[
+        Step(index=0, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent="Planner", text="plan: check the data"),
+        Step(index=1, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent="Coder", text=f"run {code}"),
+        Step(index=2, kind=StepKind.OBSERVATION, role=Role.TOOL, agent="terminal", text="1"),
+        Step(index=3, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent="Coder", text=f"again {code}"),
+        Step(index=4, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent="Planner", text=f"one {code}"),
+    ])
+    assert actor_share(t.steps) == pytest.approx({"Coder": 2 / 3, "Planner": 1 / 3})  # tool output never acts
+    logits = np.log(np.array([0.5, 0.2, 0.1, 0.1, 0.1]))
+    assert attribute(t, logits).decisive_agent == "Planner"  # weight 0: the agent of the top step
+    # the gap in action share is 1/3: a weight of 3 or less keeps the top step's agent, more names the actor
+    assert attribute(t, logits, actor_weight=2.0).decisive_agent == "Planner"
+    named = attribute(t, logits, actor_weight=8.0)
+    assert named.decisive_step == 0 and named.decisive_agent == "Coder"
+    assert "responsible agent Coder, which made 67% of the run's actions" in named.rationale
+    no_actions = Trajectory(id="n", task="t", steps=[
+        Step(index=0, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent="A", text="hello"),
+        Step(index=1, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent="B", text="hi")])
+    assert actor_share(no_actions.steps) == {}
+    assert attribute(no_actions, np.array([0.0, 1.0]), actor_weight=8.0).decisive_agent == "B"
 
 
 def test_agent_temperature_is_chosen_by_cross_validation() -> None:

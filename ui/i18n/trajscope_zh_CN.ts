@@ -2454,6 +2454,10 @@ Empty: back to the rule's suggestion.</source>
         <translation>责任智能体 {agent}，占候选概率的 {share}</translation>
     </message>
     <message>
+        <source>responsible agent {agent}, which made {share} of the run's actions</source>
+        <translation>责任智能体 {agent}，执行了本次运行 {share} 的操作</translation>
+    </message>
+    <message>
         <source>judge re-ranked the top {n}</source>
         <translation>评审模型重新排序了前 {n} 个候选</translation>
     </message>

@@ -66,6 +66,7 @@ TEMPLATES: dict[str, str] = {
     "rank": QT_TRANSLATE_NOOP("Rationale", "p={p}"),
     "rank_runner_up": QT_TRANSLATE_NOOP("Rationale", "p={p}, runner-up {runner_step} p={runner_p}"),
     "agent_share": QT_TRANSLATE_NOOP("Rationale", "responsible agent {agent}, {share} of the candidate mass"),
+    "agent_actor": QT_TRANSLATE_NOOP("Rationale", "responsible agent {agent}, which made {share} of the run's actions"),
     "judge_reranked": QT_TRANSLATE_NOOP("Rationale", "judge re-ranked the top {n}"),
     "judge_category": QT_TRANSLATE_NOOP("Rationale", "category from the judge"),
     "run_succeeded": QT_TRANSLATE_NOOP("Rationale", "run succeeded"),
