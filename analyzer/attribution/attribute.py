@@ -232,14 +232,15 @@ def attribute(
     best = cands[0]
     agents = [s.agent or str(s.role) for s in steps]
     share = agent_mass(agents, final, agent_temperature)
-    actors = actor_share(steps)
-    agent = responsible_agent(agents, final, agent_temperature, actors, actor_weight)
+    by_mass = responsible_agent(agents, final, agent_temperature)
+    actors = actor_share(steps) if actor_weight else {}
+    agent = responsible_agent(agents, final, agent_temperature, actors, actor_weight) if actors else by_mass
     category, _ = choose_category(trajectory, best.step, findings, features, judge_dist)
     runner = cands[1] if len(cands) > 1 else None
     explanation = explain(trajectory, best.step, category, findings, ranking_tail(
         best.probability, runner.step if runner else None, runner.probability if runner else None,
         agent=agent if agent != best.agent else None, agent_share=share.get(agent),
-        actor_share=actors.get(agent) if agent != max(share, key=lambda a: share[a]) else None,
+        actor_share=actors.get(agent) if agent != by_mass else None,
         judge_reranked=len(judge_p or {})))
     return Attribution(
         candidates=cands, probs=probs, decisive_step=best.step, decisive_agent=agent,

@@ -245,6 +245,14 @@ def test_actor_weight_names_the_agent_that_made_most_of_the_actions() -> None:
         Step(index=1, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent="B", text="hi")])
     assert actor_share(no_actions.steps) == {}
     assert attribute(no_actions, np.array([0.0, 1.0]), actor_weight=8.0).decisive_agent == "B"
+    # a tie in the mass goes to the top step's agent, and without an actor weight that is never "its actions"
+    tied = Trajectory(id="t", task="t", steps=[
+        Step(index=0, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent="A", text="a"),
+        Step(index=1, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent="B", text=f"b {code}"),
+        Step(index=2, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent="A", text="a")])
+    att = attribute(tied, np.log(np.array([0.25, 0.5, 0.25])), agent_temperature=1.0)
+    assert att.agent_share["A"] == pytest.approx(att.agent_share["B"])
+    assert att.decisive_agent == "B" and "actions" not in att.rationale
 
 
 def test_agent_temperature_is_chosen_by_cross_validation() -> None:
