@@ -47,10 +47,10 @@ FIT_CAP = 130
 FIT_PAD = 6
 """Room beside the content."""
 HEADER_PAD = 18
+"""Room beside a header title (the sort indicator)."""
 FIT_ROWS = 100
 """Rows whose content sizes a column (Qt's default, 1,000, made every filter and sort of a big
 corpus spend most of its time measuring text)."""
-"""Room beside a header title (the sort indicator)."""
 
 
 class FilterBar(QWidget):
@@ -514,8 +514,6 @@ class RunsPanel(QWidget):
         else:
             self._sort = (COLUMNS[section].key, order == Qt.SortOrder.DescendingOrder)
         self.refresh(fit=False)  # the same rows in another order: the column widths hold
-
-
 
     def sort_by(self, key: str, descending: bool = False) -> None:
         """Sort by a column of the runs view (as a header click would)."""
