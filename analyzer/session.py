@@ -452,6 +452,27 @@ class Session:
         """
         return self._with_disk(self.analysis.findings, lambda c: c.findings(), analysed_only=True)
 
+    def step_values_scan(self) -> pl.LazyFrame:
+        """Every run's per-step analysis values as a lazy frame (memory plus corpus runs not read yet)."""
+        return self._with_disk(self.analysis.step_values, lambda c: c.step_values(), analysed_only=True)
+
+    def export_sources(self) -> tuple[pl.LazyFrame, Callable[[], AnalysisResult]]:
+        """What an export of every run reads, without reading the corpus runs into the session.
+
+        Returns:
+            The steps as a lazy frame (each table reads only its columns) and a function,
+            safe to call from a worker thread, that reads the analysis with the findings and
+            step values of corpus runs not read yet.
+        """
+        a = self.analysis
+        findings, values = self.findings_scan(), self.step_values_scan()
+
+        def result() -> AnalysisResult:
+            return AnalysisResult(runs=a.runs, findings=findings.collect(), step_values=values.collect(),
+                                  errors=list(a.errors))
+
+        return self.steps_scan(), result
+
     def _with_disk(self, memory: pl.DataFrame, table: Callable[[Corpus], pl.LazyFrame | None], *,
                    analysed_only: bool) -> pl.LazyFrame:
         """``memory`` plus the rows ``table`` gives for the corpus runs still on disk, lazily.

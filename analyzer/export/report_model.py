@@ -298,7 +298,7 @@ def _str(v: Any) -> str:
     return "" if v is None else str(v)
 
 
-def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None = None,
+def build_report(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, result: AnalysisResult | None = None,
                  annotations: pl.DataFrame | None = None, options: ReportOptions | None = None,
                  problems: Sequence[str] = (), aliases: Mapping[str, str] | None = None,
                  min_group_runs: int = DEFAULT_MIN_GROUP_RUNS, insights: InsightSet | None = None) -> Report:
@@ -306,7 +306,8 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResu
 
     Args:
         traces: Traces frame (TRACE_COLUMNS).
-        steps: Steps frame (STEP_COLUMNS).
+        steps: Steps frame (STEP_COLUMNS), or a lazy one: the texts are then read only for the
+            runs the report shows.
         result: Analysis result, or None (the report then shows what the loader knows).
         annotations: Analyst annotations (ANNOTATION_COLUMNS), or None.
         options: What to show.
@@ -449,17 +450,17 @@ def _model_views(metrics: pl.DataFrame, cats: dict[str, CategoryView]) -> list[M
     return out
 
 
-def _run_views(shown: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None,
+def _run_views(shown: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, result: AnalysisResult | None,
                annotations: pl.DataFrame | None, cats: dict[str, CategoryView],
                opts: ReportOptions) -> list[RunView]:
     ids = shown["trace_id"].to_list()
     if not ids:
         return []
 
-    def parts(df: pl.DataFrame | None) -> dict[str, pl.DataFrame]:
-        if df is None or df.height == 0 or "trace_id" not in df.columns:
+    def parts(df: pl.DataFrame | pl.LazyFrame | None) -> dict[str, pl.DataFrame]:
+        if df is None or "trace_id" not in df.collect_schema().names():
             return {}
-        sub = df.filter(pl.col("trace_id").is_in(ids))
+        sub = df.lazy().filter(pl.col("trace_id").is_in(ids)).collect()
         return {str(k[0]): v for k, v in sub.partition_by("trace_id", as_dict=True).items()}
 
     step_parts = parts(steps)

@@ -26,7 +26,7 @@ def _first_k(expr: pl.Expr, k: int) -> pl.Expr:
 
 
 def run_table(traces: pl.DataFrame, result: AnalysisResult | None = None,
-              annotations: pl.DataFrame | None = None, steps: pl.DataFrame | None = None,
+              annotations: pl.DataFrame | None = None, steps: pl.DataFrame | pl.LazyFrame | None = None,
               insights: pl.DataFrame | None = None) -> pl.DataFrame:
     """``traces.csv``: one row per run with the effective (analyst-reviewed) attribution.
 
@@ -34,7 +34,8 @@ def run_table(traces: pl.DataFrame, result: AnalysisResult | None = None,
         traces: Traces frame (TRACE_COLUMNS).
         result: Analysis result, or None when nothing was analysed.
         annotations: Analyst annotations (ANNOTATION_COLUMNS), or None.
-        steps: Steps frame, used to name the agent of an analyst-chosen decisive step.
+        steps: Steps frame (or lazy frame: only the columns used are read), used to name the
+            agent of an analyst-chosen decisive step and for wall times.
         insights: ``trace_id`` -> ``insight`` (``InsightSet.run_column()``), or None.
 
     Returns:
@@ -61,22 +62,23 @@ def run_table(traces: pl.DataFrame, result: AnalysisResult | None = None,
     return conform(df, EXPORT_RUN_COLUMNS)
 
 
-def step_table(steps: pl.DataFrame, result: AnalysisResult | None = None) -> pl.DataFrame:
+def step_table(steps: pl.DataFrame | pl.LazyFrame, result: AnalysisResult | None = None) -> pl.DataFrame:
     """``steps.csv``: every step of every run, with values where the analysis computed them.
 
     Args:
-        steps: Steps frame (STEP_COLUMNS).
+        steps: Steps frame (STEP_COLUMNS), or a lazy one (a corpus's steps): then only the
+            exported columns are read, never the step texts.
         result: Analysis result, or None.
 
     Returns:
         Frame with EXPORT_STEP_COLUMNS, sorted by run (in ``steps`` order) and step.
     """
-    base = steps.select("trace_id", "step", "agent", "kind", "role", "tool_name", "is_error", "native_step_id")
+    base = steps.lazy().select("trace_id", "step", "agent", "kind", "role", "tool_name", "is_error", "native_step_id")
     if result is not None and result.step_values.height:
         values = result.step_values.drop([c for c in ("agent", "kind") if c in result.step_values.columns])
         values = values.unique(["trace_id", "step"], keep="last")
-        base = base.join(values, on=["trace_id", "step"], how="left", maintain_order="left")
-    return conform(base, EXPORT_STEP_COLUMNS)
+        base = base.join(values.lazy(), on=["trace_id", "step"], how="left", maintain_order="left")
+    return conform(base.collect(), EXPORT_STEP_COLUMNS)
 
 
 def findings_table(result: AnalysisResult | None) -> pl.DataFrame:

@@ -22,7 +22,7 @@ TABLES = ("traces", "steps", "findings", "models", "annotations", "insights")
 """Export tables; ``insights`` is written only when insights were computed."""
 
 
-def export_tables(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None = None,
+def export_tables(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, result: AnalysisResult | None = None,
                   annotations: pl.DataFrame | None = None,
                   group_by: Sequence[str] = ("model",),
                   aliases: Mapping[str, str] | None = None,
@@ -31,7 +31,8 @@ def export_tables(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisRes
 
     Args:
         traces: Traces frame (TRACE_COLUMNS).
-        steps: Steps frame (STEP_COLUMNS).
+        steps: Steps frame (STEP_COLUMNS), or a lazy one: each table then reads only the
+            columns (and runs) it uses, so the step texts of a corpus stay on disk.
         result: Analysis result, or None.
         annotations: Analyst annotations (ANNOTATION_COLUMNS), or None.
         group_by: Grouping of ``models`` (see :func:`analyzer.metrics.model_metrics`).
@@ -57,7 +58,7 @@ def export_tables(traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisRes
     return tables
 
 
-def write_analysis(out_dir: str | Path, traces: pl.DataFrame, steps: pl.DataFrame,
+def write_analysis(out_dir: str | Path, traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame,
                    result: AnalysisResult | None = None, annotations: pl.DataFrame | None = None,
                    formats: Sequence[str] = FORMATS, group_by: Sequence[str] = ("model",),
                    aliases: Mapping[str, str] | None = None,
@@ -70,7 +71,7 @@ def write_analysis(out_dir: str | Path, traces: pl.DataFrame, steps: pl.DataFram
     Args:
         out_dir: Folder (created if missing).
         traces: Traces frame.
-        steps: Steps frame.
+        steps: Steps frame, or a lazy one (see :func:`export_tables`).
         result: Analysis result, or None.
         annotations: Analyst annotations, or None.
         formats: Any of ``"csv"``, ``"parquet"``.

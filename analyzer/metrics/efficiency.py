@@ -42,13 +42,17 @@ def _ts(text: Any) -> float | None:
         return None
 
 
-def wall_times(steps: pl.DataFrame) -> dict[str, float]:
-    """Wall time per run from the steps frame (timestamps, else summed durations)."""
+def wall_times(steps: pl.DataFrame | pl.LazyFrame) -> dict[str, float]:
+    """Wall time per run from the steps frame (timestamps, else summed durations).
+
+    A lazy frame (e.g. a corpus's steps) is read for these three columns only.
+    """
     out: dict[str, float] = {}
-    cols = [c for c in ("trace_id", "timestamp", "duration_s") if c in steps.columns]
+    names = steps.collect_schema().names()
+    cols = [c for c in ("trace_id", "timestamp", "duration_s") if c in names]
     if "trace_id" not in cols or len(cols) == 1:
         return out
-    for part in steps.select(cols).partition_by("trace_id", maintain_order=True):
+    for part in steps.lazy().select(cols).collect().partition_by("trace_id", maintain_order=True):
         rows = part.to_dicts()
         stamps = [(t, r.get("duration_s") or 0.0) for r in rows if (t := _ts(r.get("timestamp"))) is not None]
         if len(stamps) >= 2:
@@ -67,13 +71,13 @@ def task_key(task: Any, family: Any) -> str:
     return f"{family or ''}\x1f{' '.join(str(task or '').lower().split())}"
 
 
-def efficiency_table(traces: pl.DataFrame, steps: pl.DataFrame | None = None) -> pl.DataFrame:
+def efficiency_table(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame | None = None) -> pl.DataFrame:
     """Per run: the comparison with the shortest success of its task.
 
     Args:
         traces: Traces frame (needs ``trace_id``, ``task``, ``outcome``, ``n_steps``; uses
             ``task_family`` and ``tokens_total`` when present).
-        steps: Steps frame for wall times, or None.
+        steps: Steps frame (or lazy frame) for wall times, or None.
 
     Returns:
         ``trace_id`` then EFFICIENCY_COLUMNS, one row per run of ``traces``.

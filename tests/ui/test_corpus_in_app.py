@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from html import escape as html_escape
 from pathlib import Path
 
 import polars as pl
@@ -80,3 +81,42 @@ def test_a_broken_corpus_is_a_clear_error_and_loses_nothing(loaded, corpus_dir, 
     w.open_corpus(corpus_dir)
     assert w.session.traces.height == before
     assert any("Cannot open the corpus" in t for t in w.message_bar.texts())
+
+
+def test_export_of_a_corpus_writes_every_run_without_reading_the_steps_into_the_app(
+        window, corpus_dir, sample_load, sample_analysis, qtbot, tmp_path):  # type: ignore[no-untyped-def]
+    from ui.dialogs.export_dialog import ExportDialog
+
+    w = window
+    w.open_paths([corpus_dir])
+    w.bridge.flush()
+    opened = set(w.session.steps["trace_id"].to_list())  # the run the app selected on opening
+    dlg = ExportDialog(w.session, w)
+    qtbot.addWidget(dlg)
+    out = tmp_path / "out"
+    dlg.folder.setText(str(out))
+    for fmt, box in dlg.checks.items():
+        box.setChecked(fmt in ("csv", "html"))
+    job = dlg.start()
+    assert job is not None
+    with qtbot.waitSignal(job.signals.finished, timeout=120_000):
+        pass
+    qtbot.waitUntil(lambda: dlg.outcome is not None, timeout=5000)
+    assert dlg.outcome.errors == [], dlg.outcome.errors
+    assert set(w.session.steps["trace_id"].to_list()) == opened  # nothing else was read into the session
+    steps = pl.read_csv(out / "steps.csv", infer_schema_length=0)
+    assert steps.height == sample_load.steps.height
+    valued = steps.filter(pl.col("value").is_not_null())
+    assert valued.height == sample_analysis.step_values.filter(pl.col("value").is_not_null()).height
+    findings = pl.read_csv(out / "findings.csv", infer_schema_length=0)
+    assert findings.height == sample_analysis.findings.height
+    traces = pl.read_csv(out / "traces.csv", infer_schema_length=0)
+    assert traces.height == sample_load.traces.height
+    # the report's run cards quote the step texts, read from disk for the runs the report shows
+    html = (out / "report.html").read_text(encoding="utf-8")
+    shown = w.session.traces.filter(pl.col("outcome") == "failure")["trace_id"].to_list()
+    decisive = sample_analysis.runs.filter(pl.col("trace_id").is_in(shown)).select("trace_id", "decisive_step")
+    quoted = [t for t, s in decisive.iter_rows() if s is not None
+              and (text := sample_load.steps.filter((pl.col("trace_id") == t) & (pl.col("step") == s))["text"][0])
+              and html_escape(text.split("\n")[0][:40]) in html]
+    assert quoted

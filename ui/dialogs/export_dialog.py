@@ -9,7 +9,7 @@ worker; a missing exporter or PDF engine is reported in the dialog, never as a c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,7 +76,7 @@ class ExportOutcome:
     cancelled: bool = False
 
 
-def _subset(ids: Sequence[str] | None, traces: pl.DataFrame, steps: pl.DataFrame,
+def _subset(ids: Sequence[str] | None, traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame,
             result: AnalysisResult | None, annotations: pl.DataFrame | None) -> tuple[Any, Any, Any, Any]:
     if ids is None:
         return traces, steps, result, annotations
@@ -89,10 +89,10 @@ def _subset(ids: Sequence[str] | None, traces: pl.DataFrame, steps: pl.DataFrame
     if result is not None:
         res = AnalysisResult(runs=f(result.runs), step_values=f(result.step_values), findings=f(result.findings),
                              errors=list(result.errors))
-    return f(traces), f(steps), res, (f(annotations) if annotations is not None else None)
+    return f(traces), steps.filter(pl.col("trace_id").is_in(keep)), res, (f(annotations) if annotations is not None else None)
 
 
-def run_export(req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None,
+def run_export(req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, result: AnalysisResult | None,
                annotations: pl.DataFrame | None, problems: Sequence[str] = (), progress: Progress = no_progress,
                cancel: CancelToken | None = None, aliases: dict[str, str] | None = None,
                insights: Any = None) -> ExportOutcome:
@@ -101,7 +101,7 @@ def run_export(req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, re
     Args:
         req: What to export and where.
         traces: Traces frame.
-        steps: Steps frame.
+        steps: Steps frame, or a lazy one (a corpus's steps: each table reads only what it uses).
         result: Analysis result (None when nothing was analysed).
         annotations: The workspace's annotations (ANNOTATION_COLUMNS).
         problems: Load problems to list in the report.
@@ -172,9 +172,11 @@ class ExportJob(Job):
 
     kind = "export"
 
-    def __init__(self, req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame, result: AnalysisResult | None,
+    def __init__(self, req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame,
+                 result: AnalysisResult | Callable[[], AnalysisResult] | None,
                  annotations: pl.DataFrame | None, problems: Sequence[str] = (),
                  aliases: dict[str, str] | None = None, insights: Any = None) -> None:
+        """Args as :func:`run_export`; ``result`` may be a function that reads it (in the worker)."""
         super().__init__()
         self.req = req
         self.args = (traces, steps, result, annotations, list(problems))
@@ -187,6 +189,12 @@ class ExportJob(Job):
             self.req.out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             return ExportOutcome(errors=[f"{self.req.out_dir}: cannot create the folder ({exc.strerror or exc})"])
+        if callable(result):
+            self._progress(0, 1, "reading the analysis")
+            try:
+                result = result()
+            except (OSError, pl.exceptions.PolarsError) as exc:
+                return ExportOutcome(errors=[f"Cannot read the analysis from the corpus: {exc}"])
         return run_export(self.req, traces, steps, result, annotations, problems, progress=self._progress,
                           cancel=self.cancel_flag, aliases=self.aliases, insights=self.insights)
 
@@ -313,14 +321,14 @@ class ExportDialog(QDialog):
             self._show_text(self.tr("Choose a folder."))
             return None
         s = self.session
-        result = s.analysis if s.analysis.runs.height else None
         problems = [load_error_text(e, current_language()) for e in s.load_errors]
         from ui.analysis_store import window_aliases
 
         panel = getattr(getattr(self.parent(), "tagging", None), "insights", None)
-        steps = s.steps_for(s.traces["trace_id"].to_list())  # every run's steps, corpus runs included
-        job = ExportJob(req, s.traces, steps, result, s.annotations, problems, window_aliases(self.parent()),
-                        getattr(panel, "iset", None))
+        # Corpus runs are read by the worker, table by table, and never into the session.
+        steps, result = s.export_sources()
+        job = ExportJob(req, s.traces, steps, result if s.analysis.runs.height else None, s.annotations, problems,
+                        window_aliases(self.parent()), getattr(panel, "iset", None))
         job.signals.progress.connect(self._on_progress)
         job.signals.finished.connect(self._on_done)
         job.signals.failed.connect(self._on_failed)
