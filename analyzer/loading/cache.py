@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
+from functools import cache as _memo
 from pathlib import Path
 
 import orjson
@@ -23,6 +25,47 @@ def default_cache_dir() -> Path:
     """Cache folder: ``$TRAJSCOPE_CACHE_DIR`` or the per-user cache dir."""
     env = os.environ.get("TRAJSCOPE_CACHE_DIR")
     return Path(env) if env else Path(user_cache_dir("trajscope")) / "parsed"
+
+
+_CORE_PACKAGES = ("analyzer.loading", "analyzer.schema", "analyzer.frames")
+"""Core code every importer's output passes through (parsing helpers, the schema, the frames)."""
+
+
+def importer_stamp(callable_ref: str) -> str:
+    """A short hash of the code that turns a file into frames, for cache keys.
+
+    It covers every ``.py`` file beside the importer's module (its package's shared helpers
+    included) and the core loading, schema and frame code. Any change there gives new keys, so
+    a file parsed by an older importer is parsed again rather than served stale. The module is
+    located, not imported. A top-level module (a single file) stamps only
+    itself. When the module cannot be found, the stamp covers the core code only.
+
+    Args:
+        callable_ref: The importer's ``module:Class`` reference from its manifest.
+    """
+    return _stamp(callable_ref.partition(":")[0])
+
+
+@_memo
+def _stamp(module: str) -> str:
+    files: list[Path] = []
+    for name in (module, *_CORE_PACKAGES):
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+            continue
+        origin = Path(spec.origin)
+        top_level_module = "." not in name and spec.submodule_search_locations is None
+        files.extend([origin] if top_level_module else sorted(origin.parent.glob("*.py")))
+    h = hashlib.blake2b(digest_size=6)
+    for f in dict.fromkeys(files):
+        try:
+            h.update(f.name.encode() + b"\0" + f.read_bytes())
+        except OSError:
+            continue
+    return h.hexdigest()
 
 
 def file_digest(path: Path) -> str:
@@ -45,8 +88,10 @@ class ParsedCache:
         <root>/steps/source=<key>/part-0.parquet     its steps (STEP_COLUMNS)
         <root>/loads/source=<key>/errors.json        its load problems (and notes.json: repairs)
 
-    ``<key>`` is ``<content digest>-<importer>-s<schema version>-c<cache format>``. An entry is
-    complete when its ``runs`` file exists: that file is written last, each file atomically.
+    ``<key>`` is ``<content digest>-<importer>-s<schema version>-c<cache format>``, where
+    ``<importer>`` is the importer id plus its code stamp (:func:`importer_stamp`), so that a
+    changed importer parses the file again. An entry is complete when its ``runs`` file exists:
+    that file is written last, each file atomically.
     """
 
     def __init__(self, root: Path | None = None) -> None:

@@ -23,7 +23,7 @@ from analyzer.errors import ImportFailure, LoadError, PluginError
 from analyzer.frames.build import empty_frame, frame_from_rows, step_rows, trace_row
 from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS
 from analyzer.jobs import CancelToken, NeverCancel, Progress, no_progress
-from analyzer.loading.cache import ParsedCache, file_digest
+from analyzer.loading.cache import ParsedCache, file_digest, importer_stamp
 from analyzer.loading.diagnose import diagnose_unclaimed
 from analyzer.loading.isolate import IsolatedReader, needs_isolation
 from analyzer.loading.jsonio import first_json_char, head_bytes
@@ -630,19 +630,20 @@ def _read_into(part: LoadResult, path: Path, spec: ImporterSpec, reader: _Reader
                cancel: CancelToken, cache: ParsedCache | None) -> None:
     digest = None
     cached = None
+    cache_id = f"{spec.id}.{importer_stamp(spec.callable)}" if cache is not None else spec.id
     if cache is not None:
         try:
             digest = file_digest(path)
-            cached = cache.get(digest, spec.id, path)
+            cached = cache.get(digest, cache_id, path)
         except OSError:
             digest = None
     if cached is not None:
         traces, steps, errors = cached
-        notes = cache.get_notes(digest, spec.id) if cache is not None and digest is not None else []
+        notes = cache.get_notes(digest, cache_id) if cache is not None and digest is not None else []
     else:
         traces, steps, errors, notes = reader.read(path, spec, cancel)
         if cache is not None and digest is not None and not cancel.cancelled:
-            cache.put(digest, spec.id, traces, steps, errors, notes)
+            cache.put(digest, cache_id, traces, steps, errors, notes)
     part.traces, part.steps = traces, steps
     part.errors.extend(errors)
     part.notes.extend(f"{path}: {n}" for n in notes)

@@ -349,6 +349,44 @@ def test_second_load_hits_cache_and_source_file_follows_a_moved_file(tmp_path: P
     assert len(calls) == 2 and fourth.traces.height == 3
 
 
+def test_a_changed_importer_parses_the_file_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from analyzer.loading import cache as cache_mod
+    from analyzer.loading import loader as loader_mod
+
+    # the stamp follows the importer's code: a top-level module, edited
+    mod = tmp_path / "mods" / "stamp_probe_importer.py"
+    mod.parent.mkdir()
+    mod.write_text("class Probe:\n    pass\n")
+    monkeypatch.syspath_prepend(str(mod.parent))
+    before = cache_mod.importer_stamp("stamp_probe_importer:Probe")
+    mod.write_text("class Probe:\n    version = 2\n")
+    cache_mod._stamp.cache_clear()
+    assert cache_mod.importer_stamp("stamp_probe_importer:Probe") != before
+    assert cache_mod.importer_stamp("plugins.importers.chat:ChatImporter") != cache_mod.importer_stamp(
+        "stamp_probe_importer:Probe")
+    sys.modules.pop("stamp_probe_importer", None)
+
+    # and the loader keys the cache on it: the same file under a new stamp is read again
+    calls: list[Path] = []
+    original = GenericImporter.read_frames
+
+    def counting(self: GenericImporter, path: Path, ctx: ImportContext):  # type: ignore[no-untyped-def]
+        calls.append(path)
+        yield from original(self, path, ctx)
+
+    monkeypatch.setattr(GenericImporter, "read_frames", counting)
+    cache = ParsedCache(tmp_path / "cache")
+    host = _builtin_host()
+    load([GOOD / "ops_runs.jsonl"], host=host, cache=cache)
+    load([GOOD / "ops_runs.jsonl"], host=host, cache=cache)
+    assert len(calls) == 1
+    monkeypatch.setattr(loader_mod, "importer_stamp", lambda ref: "changed")
+    again = load([GOOD / "ops_runs.jsonl"], host=host, cache=cache)
+    assert len(calls) == 2 and again.traces.height == 2
+
+
 def test_the_cache_is_a_corpus_the_app_can_open(tmp_path: Path) -> None:
     from analyzer.corpus import Corpus
     from analyzer.session import Session
