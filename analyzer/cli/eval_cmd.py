@@ -108,6 +108,8 @@ def _write_predictions(path: Path, results: list[Any]) -> None:
 
 def _result_json(r: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"mode": r.mode, "note": r.note, "metrics": r.scores.to_json()}
+    if r.unadapted is not None:
+        out["unadapted_metrics"] = r.unadapted.to_json()
     if r.category:
         from analyzer.evaluation.scoring import wilson
 
@@ -293,8 +295,10 @@ def run_suite(args: argparse.Namespace) -> int:
                 results.append(res)
         rules = fixed_rules(ps)
         print(format_mode(ps, results, rules))
-        print("  learning curve (step@1, mean over draws): "
-              + ", ".join(f"K={k}: {r.scores.metrics['step@1'].p:.1%}" for k, r in curve))
+        print("  learning curve (step@1, mean over draws; the weights not adapted, on the same runs): "
+              + ", ".join(f"K={k}: {r.scores.metrics['step@1'].p:.1%}"
+                          + (f" ({r.unadapted.metrics['step@1'].p:.1%})" if r.unadapted is not None and k else "")
+                          for k, r in curve))
         print()
         doc["sets"][name] = {"records": len(ps.golds), "results": [_result_json(r) for r in results],
                              "rules": {k: v.to_json() for k, v in rules.items()}}

@@ -129,6 +129,8 @@ class ModeResult:
         category: Category accuracy (k, n), where the set has categories.
         predictions: Per record (one list per draw for ``adapt``).
         note: How the weights were obtained.
+        unadapted: For ``adapt``: the weights before adaptation, scored on the same
+            (draw, held-out run) pairs, so that the gain is read on the same runs.
     """
 
     mode: str
@@ -136,6 +138,7 @@ class ModeResult:
     category: tuple[int, int] | None
     predictions: list[list[Prediction]]
     note: str = ""
+    unadapted: Scores | None = None
 
 
 def _category_hits(runs: Sequence[EvalRun], cats: dict[str, str | None]) -> tuple[int, int] | None:
@@ -259,7 +262,9 @@ def adapt(ps: PreparedSet, base: Ranker, k: int, draws: int, seed: int) -> ModeR
     """Adaptation to K labelled runs, ``draws`` times: fit on K random runs, score the others.
 
     Each draw's score counts the runs not used for fitting; the reported figures pool every
-    (draw, test run) pair, and the predictions keep one list per draw.
+    (draw, test run) pair, and the predictions keep one list per draw. ``unadapted`` scores
+    ``base`` on the same pairs: the labelled runs of a draw leave the test set, so K = 0 on
+    the whole set is not the baseline of a draw.
     """
     from analyzer.attribution.adapt import LabelledRun, fit_adapted
 
@@ -268,6 +273,8 @@ def adapt(ps: PreparedSet, base: Ranker, k: int, draws: int, seed: int) -> ModeR
     golds = _golds(ps)
     pooled_golds: list[Gold] = []
     pooled: dict[str, Prediction] = {}
+    pooled_base: dict[str, Prediction] = {}
+    base_cache: dict[str, Prediction] = {}
     per_draw: list[list[Prediction]] = []
     cat_k = cat_n = 0
     for d in range(draws):
@@ -288,12 +295,17 @@ def adapt(ps: PreparedSet, base: Ranker, k: int, draws: int, seed: int) -> ModeR
             p, c = predict(ranker, run)
             draw_preds.append(p)
             pooled[f"{d}:{g.file}"] = Prediction(f"{d}:{g.file}", p.step, p.agent, p.top_steps)
+            if g.file not in base_cache:
+                base_cache[g.file] = predict(base, run)[0] if fit_on else p
+            b = base_cache[g.file]
+            pooled_base[f"{d}:{g.file}"] = Prediction(f"{d}:{g.file}", b.step, b.agent, b.top_steps)
             if run.gold_category:
                 cat_n += 1
                 cat_k += c == run.gold_category
         per_draw.append(draw_preds)
     return ModeResult("adapt", score(pooled_golds, pooled), (cat_k, cat_n) if cat_n else None, per_draw,
-                      f"adapted to {k} labelled runs, {draws} draws (seed {seed})")
+                      f"adapted to {k} labelled runs, {draws} draws (seed {seed})",
+                      unadapted=score(pooled_golds, pooled_base))
 
 
 def format_mode(ps: PreparedSet, results: Sequence[ModeResult], rules: dict[str, Scores]) -> str:
@@ -315,6 +327,8 @@ def format_mode(ps: PreparedSet, results: Sequence[ModeResult], rules: dict[str,
 
     for r in results:
         lines.append(row(f"{r.mode}: {r.note}", r.scores, r.category))
+        if r.unadapted is not None:
+            lines.append(row("  the same held-out runs, weights not adapted", r.unadapted, None))
     for name, s in rules.items():
         lines.append(row(f"rule: {name}", s, None))
     return "\n".join(lines)

@@ -185,6 +185,13 @@ def test_eval_suite_writes_tables_plot_and_params(tmp_path: Path, capsys: pytest
     modes = [r["mode"] for r in doc["sets"]["who-and-when"]["results"]]
     assert modes[:4] == ["shipped", "cv", "lodo", "lodo-nested"]
     assert plot.read_text().startswith("<svg") and "step@1" in plot.read_text()
+    # each adaptation point carries the unadapted weights scored on the same held-out runs
+    for curve in doc["learning_curve"].values():
+        for point in curve:
+            base = point["unadapted_metrics"]["step@1"]
+            assert base["n"] == point["metrics"]["step@1"]["n"]
+            if point["k"] == 0:
+                assert base == point["metrics"]["step@1"]
     shipped = json.loads(params.read_text())
     assert shipped["meta"]["trained_sets"] == list(DATASETS)
     assert "shipped weights (in-sample)" in capsys.readouterr().out
