@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, Signal
 from analyzer.analysis.result import RunAnalysis
 from analyzer.workspace import Workspace, WorkspaceError
 from analyzer.workspace.aliases import model_aliases
-from analyzer.workspace.results import load_results, save_run
+from analyzer.workspace.results import load_results, save_run, step_counts
 from ui.workers import expected_analysis_version
 
 
@@ -96,7 +96,7 @@ class AnalysisPersistence(QObject):
             return 0
         self._looked_up.update(ids)
         try:
-            stored = load_results(ws, self.current_version(), ids)
+            stored = load_results(ws, self.current_version(), ids, step_counts(self.session.traces))
         except WorkspaceError as exc:
             self._warn(exc)
             return 0

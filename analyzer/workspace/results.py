@@ -15,7 +15,7 @@ deleting them costs only a re-analysis.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -119,16 +119,19 @@ def split_result(result: AnalysisResult) -> list[RunAnalysis]:
     return out
 
 
-def load_results(ws: Workspace, current_version: str | None, trace_ids: Iterable[str] | None = None) -> StoredAnalysis:
+def load_results(ws: Workspace, current_version: str | None, trace_ids: Iterable[str] | None = None,
+                 n_steps: Mapping[str, int | None] | None = None) -> StoredAnalysis:
     """Read stored analysis results.
 
     Per run, the row of ``current_version`` is taken when there is one, else the newest row
-    (then the run is stale).
+    (then the run is stale). A row whose per-step values cover another number of steps than
+    the run now has is stale too: the file was parsed differently since (a changed importer).
 
     Args:
         ws: Workspace (read-only is fine; a workspace older than schema 3 has no results).
         current_version: The version now in use (None: every row counts as stale).
         trace_ids: Only these runs (default: every stored run).
+        n_steps: Run id -> its current step count (the traces' ``n_steps``), or None.
 
     Returns:
         The results, the version of each run's row and the stale runs.
@@ -173,7 +176,8 @@ def load_results(ws: Workspace, current_version: str | None, trace_ids: Iterable
         findings.extend(fl)
         errors.extend(str(e) for e in el)
         out.versions[tid] = version
-        if version != current_version:
+        now = n_steps.get(tid) if n_steps is not None else None
+        if version != current_version or (n and now is not None and n != now):
             out.stale.add(tid)
     out.result = AnalysisResult(
         runs=frame_from_rows(runs, RUN_COLUMNS),
@@ -182,6 +186,13 @@ def load_results(ws: Workspace, current_version: str | None, trace_ids: Iterable
         errors=errors,
     )
     return out
+
+
+def step_counts(traces: pl.DataFrame) -> dict[str, int | None]:
+    """Run id -> ``n_steps`` of a traces frame (what :func:`load_results` checks stored rows against)."""
+    if "n_steps" not in traces.columns:
+        return {}
+    return dict(zip(traces["trace_id"].cast(pl.Utf8).to_list(), traces["n_steps"].to_list(), strict=True))
 
 
 def stored_versions(ws: Workspace) -> dict[str, list[str]]:
@@ -217,7 +228,7 @@ def analyze_with_workspace(traces: pl.DataFrame, steps: pl.DataFrame, ws: Worksp
         (the combined result, how many runs were analysed now).
     """
     ids = traces["trace_id"].to_list()
-    stored = load_results(ws, version, ids)
+    stored = load_results(ws, version, ids, step_counts(traces))
     have = set(stored.versions) - (stored.stale if refresh_stale else set())
     todo = [t for t in ids if t not in have]
     result = stored.result

@@ -28,6 +28,7 @@ from analyzer.workspace.results import (
     load_results,
     save_result,
     save_run,
+    step_counts,
     stored_versions,
 )
 from analyzer.workspace.store import WORKSPACE_SCHEMA_VERSION
@@ -120,6 +121,30 @@ def test_analyze_with_workspace_reuses_current_results(tmp_path: Path, samples: 
     assert n3 == 0 and kept.runs.height == samples.traces.height
     _fresh, n4 = analyze_with_workspace(samples.traces, samples.steps, ws, "v2", counting)
     assert n4 == samples.traces.height and load_results(ws, "v2").stale == set()
+    ws.close()
+
+
+def test_a_run_parsed_into_other_steps_since_is_stale(tmp_path: Path, samples: LoadResult) -> None:
+    ws = Workspace(tmp_path / "ws.trajscope")
+    calls: list[int] = []
+
+    def counting(traces: pl.DataFrame, steps: pl.DataFrame, **kw: object) -> object:
+        calls.append(traces.height)
+        return analyze(traces, steps, **kw)  # type: ignore[arg-type]
+
+    analyze_with_workspace(samples.traces, samples.steps, ws, "v1", counting)
+    tid = str(samples.traces["trace_id"][0])
+    counts = step_counts(samples.traces)
+    assert load_results(ws, "v1", n_steps=counts).stale == set()
+    # a changed importer now gives this run one step fewer: its stored row no longer fits it
+    fewer = samples.steps.filter(~((pl.col("trace_id") == tid) & (pl.col("step") == pl.col("step").max().over("trace_id"))))
+    traces = samples.traces.with_columns(
+        pl.when(pl.col("trace_id") == tid).then(pl.col("n_steps") - 1).otherwise(pl.col("n_steps")).alias("n_steps"))
+    assert load_results(ws, "v1", n_steps=step_counts(traces)).stale == {tid}
+    result, n = analyze_with_workspace(traces, fewer, ws, "v1", counting)
+    assert n == 1 and calls[-1] == 1
+    assert result.step_values.filter(pl.col("trace_id") == tid).height == traces.filter(
+        pl.col("trace_id") == tid)["n_steps"][0]
     ws.close()
 
 
