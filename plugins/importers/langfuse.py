@@ -19,7 +19,10 @@ JSON strings (decoded once more).
 Mapping (one trajectory per trace; ``native_id`` = the trace id, ``native_step_id`` = the
 observation id):
 
-* GENERATION -> assistant steps (reasoning, tool calls, text; model and token usage);
+* GENERATION -> assistant steps (reasoning, tool calls, text; model and token usage) from the
+  observation's ``input``/``output`` (chat messages, ``ChatCompletion``, OpenAI Responses API
+  items, ...), else from the OpenInference ``llm.input_messages.*``/``llm.output_messages.*`` keys
+  that Langfuse's OTel ingestion keeps in ``metadata.attributes``;
 * TOOL and RETRIEVER -> observation steps; a SPAN with no child observations is a tool-like
   step too (LangChain/LlamaIndex integrations log tool calls as SPANs); a SPAN with children,
   AGENT and CHAIN observations are containers whose name is the agent of what runs inside;
@@ -46,7 +49,14 @@ from analyzer.schema.models import Outcome, Trajectory
 from plugins.importers._messages import input_messages, output_message, usage_tokens
 from plugins.importers._outline import Outline, outline
 from plugins.importers._spanio import decode_json_string, iter_top_records, sanitize
-from plugins.importers.otel import Span, bad_time, build_trajectory, outcome_value, to_ns
+from plugins.importers.otel import (
+    Span,
+    attributes,
+    bad_time,
+    build_trajectory,
+    outcome_value,
+    to_ns,
+)
 
 _KINDS = {"GENERATION": "LLM", "TOOL": "TOOL", "RETRIEVER": "RETRIEVER", "AGENT": "AGENT", "CHAIN": "CHAIN",
           "EMBEDDING": "EMBEDDING", "EVALUATOR": "EVALUATOR", "GUARDRAIL": "GUARDRAIL"}
@@ -82,13 +92,15 @@ def _text_id(value: Any) -> str | None:
 def _obs_attrs(obs: Mapping[str, Any], kind: str) -> dict[str, Any]:
     inp, out = decode_json_string(obs.get("input")), decode_json_string(obs.get("output"))
     a: dict[str, Any] = {"openinference.span.kind": kind, "langfuse.type": obs.get("type")}
+    meta = decode_json_string(obs.get("metadata"))
     if kind == "LLM":
         msgs = input_messages(inp)
         if msgs:
             a["gen_ai.input.messages"] = msgs
         msg = output_message(out)
-        if msg is not None:
+        if msg is not None and (msg.get("content") or msg.get("tool_calls") or msg.get("parts")):
             a["gen_ai.output.messages"] = [msg]
+        a.update(_oi_fallback(meta, a))
         if isinstance(obs.get("model"), str):
             a["gen_ai.request.model"] = obs["model"]
         ti, to = usage_tokens(obs.get("usageDetails"), obs.get("usage"))
@@ -105,10 +117,34 @@ def _obs_attrs(obs: Mapping[str, Any], kind: str) -> dict[str, Any]:
             a["output.value"] = out
         if kind in ("TOOL", "RETRIEVER"):
             a["tool.name"] = obs.get("name")
-    meta = decode_json_string(obs.get("metadata"))
     if isinstance(meta, Mapping):
         a["langfuse.metadata"] = dict(meta)
     return {k: v for k, v in a.items() if v is not None}
+
+
+_OI_KEYS = ("llm.model_name", "llm.token_count.prompt", "llm.token_count.completion")
+
+
+def _oi_fallback(meta: Any, a: Mapping[str, Any]) -> dict[str, Any]:
+    """OpenInference keys of an observation's ``metadata.attributes`` that its input/output lack.
+
+    Langfuse's OTel ingestion keeps the span's attributes there: the ``llm.input_messages`` /
+    ``llm.output_messages`` groups are taken for the messages ``input``/``output`` did not give,
+    ``llm.model_name`` and token counts as fallbacks.
+    """
+    raw = meta.get("attributes") if isinstance(meta, Mapping) else None
+    if not isinstance(raw, Mapping):
+        return {}
+    groups = [g for g, key in (("llm.input_messages", "gen_ai.input.messages"),
+                               ("llm.output_messages", "gen_ai.output.messages")) if key not in a]
+
+    def wanted(attrs: Mapping[str, Any]) -> dict[str, Any]:
+        return {str(k): v for k, v in attrs.items()
+                if k in _OI_KEYS or any(k == g or str(k).startswith(g + ".") for g in groups)}
+
+    # flat dotted keys as Langfuse keeps them (values such as tool-call arguments may be objects:
+    # they stay whole); nested ``{"llm": {...}}`` attributes are flattened
+    return wanted(raw) or wanted(attributes(raw))
 
 
 def _int(value: Any) -> int | None:

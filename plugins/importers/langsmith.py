@@ -11,7 +11,14 @@ A run (``langsmith.schemas.Run``, REST ``/runs``)::
 
 Accepted files: one run (a root with nested ``child_runs``), a list of runs, ``{"runs":
 [...]}``, or one run per JSONL line; flat runs are grouped by ``trace_id`` (else by their root
-``parent_run_id`` chain) and nested runs get their parent from the nesting.
+``parent_run_id`` chain) and nested runs get their parent from the nesting. Also the SDKs'
+batch-ingest body ``{"post": [runs], "patch": [runs]}`` (``/runs/batch``): each patch (end time,
+outputs, error) is merged into the posted run with its ``id``, else its ``dotted_order``.
+
+A run without ``id`` (hand-written or documentation examples) that has ``inputs``, ``outputs``
+or ``child_runs`` gets one from its place in the file (``<$.child_runs[0]>``; the trajectory's
+``metadata.langsmith_derived_ids`` counts them); a run without ``start_time`` starts when its
+parent does (and ends ``duration_ms`` later when it gives one).
 
 Mapping (one trajectory per trace; ``native_id`` = the trace id): ``llm`` runs give assistant
 steps (LangChain ``generations`` / ``AIMessage`` tool calls, or OpenAI ``choices``; model from
@@ -19,7 +26,8 @@ steps (LangChain ``generations`` / ``AIMessage`` tool calls, or OpenAI ``choices
 ``tool`` and ``retriever`` runs observations (``is_error`` and ``error_text`` from ``error``),
 ``chain`` runs name the agent of what runs inside them. The task is the root run's input, the
 outcome FAILURE when the root run has an ``error``, else from a 0/1 ``feedback_stats`` average
-of a success/correctness/... key, else unknown. Steps
+of a success/correctness/... key, else unknown. Text under ``user_message`` / ``final_response``
+is the task / answer too. Steps
 follow ``start_time`` (``dotted_order`` breaks ties); each step's ``native_step_id`` is its
 run id.
 """
@@ -33,6 +41,7 @@ from typing import Any
 from analyzer.errors import ImportFailure
 from analyzer.import_messages import imsg
 from analyzer.loading.jsonio import as_text, first_json_char
+from analyzer.loading.structure import JsonShape, KeyRule
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Trajectory
 from plugins.importers._messages import input_messages, output_message, usage_tokens
@@ -48,16 +57,72 @@ _KINDS = {"llm": "LLM", "tool": "TOOL", "retriever": "RETRIEVER", "chain": "CHAI
 _RUN_KEYS = ("inputs", "outputs", "child_runs", "parent_run_id", "trace_id", "dotted_order", "start_time")
 
 
+_CONTENT_KEYS = ("inputs", "outputs", "child_runs")
+"""What a run without ``id`` must have to be read (its id is then derived from its place)."""
+_BATCH_KEYS = ("post", "patch")
+"""Keys of the SDKs' batch-ingest body (``POST /runs/batch``)."""
+
+_RUN_RULE = KeyRule("a LangSmith run", all_of=("run_type", "name"), any_of=_CONTENT_KEYS, distinctive=("run_type",))
+_BATCH_RULE = KeyRule("a LangSmith batch-ingest body (`post`/`patch` runs)", all_of=("run_type",),
+                      any_of=("inputs", "outputs", "id"), distinctive=("dotted_order", "trace_id", "run_type"))
+
+
 def _is_run(o: Outline, path: str) -> bool:
     keys = o.at(path)
-    return "run_type" in keys and "id" in keys and any(k in keys for k in _RUN_KEYS)
+    if "run_type" not in keys:
+        return False
+    if "id" in keys:
+        return any(k in keys for k in _RUN_KEYS)
+    return "name" in keys and any(k in keys for k in _CONTENT_KEYS)
 
 
 def claims(o: Outline) -> bool:
-    """True for the outline of a LangSmith run export."""
+    """True for the outline of a LangSmith run export (or of a batch-ingest body)."""
     if o.container in ("object", "array", "lines", "values") and _is_run(o, ""):
         return True
+    if o.container in ("object", "array", "lines", "values") and o.any_of("", *_BATCH_KEYS) \
+            and "run_type" not in o.at("") and _is_run(o, "post[]"):
+        return True
     return o.container == "object" and _is_run(o, "runs[]")
+
+
+def _batch_runs(rec: Any, where: str) -> list[tuple[str, Any, bool]] | None:
+    """The runs of a batch-ingest body ``{"post": [...], "patch": [...]}``; None for other records.
+
+    Each patch is merged into its posted run (by ``id``, else ``dotted_order``). Items are
+    ``(locator, run, may derive an id)``.
+    """
+    if not isinstance(rec, Mapping) or "run_type" in rec:
+        return None
+    post, patch = rec.get("post"), rec.get("patch")
+    if not isinstance(post, list) and not isinstance(patch, list):
+        return None
+    pre = "" if where == "$" else f"{where} "
+    out: list[tuple[str, Any, bool]] = [(f"{pre}post[{i}]", dict(r) if isinstance(r, Mapping) else r, True)
+                                        for i, r in enumerate(post if isinstance(post, list) else [])]
+    by_id: dict[str, int] = {}
+    by_order: dict[str, int] = {}
+    for i, (_, r, _) in enumerate(out):
+        if isinstance(r, Mapping):
+            if _str(r.get("id")) is not None:
+                by_id.setdefault(str(r["id"]), i)
+            if _str(r.get("dotted_order")) is not None:
+                by_order.setdefault(str(r["dotted_order"]), i)
+    for j, p in enumerate(patch if isinstance(patch, list) else []):
+        loc = f"{pre}patch[{j}]"
+        idx = None
+        if isinstance(p, Mapping):
+            pid, order = _str(p.get("id")), _str(p.get("dotted_order"))
+            idx = by_id.get(pid) if pid is not None else None
+            if idx is None and order is not None:
+                idx = by_order.get(order)
+        if idx is None:  # a patch of a run posted elsewhere: read on its own (never with a made-up id)
+            out.append((loc, p, False))
+            continue
+        target = out[idx][1]
+        assert isinstance(p, Mapping) and isinstance(target, dict)
+        target.update({k: v for k, v in p.items() if v is not None})
+    return out
 
 
 def _str(value: Any) -> str | None:
@@ -70,7 +135,10 @@ def _model(run: Mapping[str, Any]) -> str | None:
     meta = extra.get("metadata") if isinstance(extra.get("metadata"), Mapping) else {}
     params = extra.get("invocation_params") if isinstance(extra.get("invocation_params"), Mapping) else {}
     assert isinstance(meta, Mapping) and isinstance(params, Mapping)
-    for v in (meta.get("ls_model_name"), params.get("model"), params.get("model_name")):
+    top = run.get("metadata") if isinstance(run.get("metadata"), Mapping) else {}
+    assert isinstance(top, Mapping)
+    for v in (meta.get("ls_model_name"), params.get("model"), params.get("model_name"), top.get("ls_model_name"),
+              top.get("model")):
         if isinstance(v, str) and v:
             return v
     outputs = run.get("outputs")
@@ -127,8 +195,11 @@ def _attrs(run: Mapping[str, Any]) -> dict[str, Any]:
         if model:
             a["gen_ai.request.model"] = model
         llm_out = outputs.get("llm_output") if isinstance(outputs, Mapping) else None
+        top = run.get("metadata")
         ti, to = usage_tokens(run, llm_out.get("token_usage") if isinstance(llm_out, Mapping) else None,
-                              outputs.get("usage") if isinstance(outputs, Mapping) else None)
+                              outputs.get("usage") if isinstance(outputs, Mapping) else None,
+                              outputs.get("usage_metadata") if isinstance(outputs, Mapping) else None,
+                              top.get("token_usage") if isinstance(top, Mapping) else None)
         if ti is not None:
             a["gen_ai.usage.input_tokens"] = ti
         if to is not None:
@@ -151,11 +222,23 @@ def _attrs(run: Mapping[str, Any]) -> dict[str, Any]:
         if outputs is not None:
             msgs = input_messages(outputs) if isinstance(outputs, Mapping) and "messages" in outputs else []
             last = next((m for m in reversed(msgs) if m["role"] == "assistant"), None)
-            a["output.value"] = last.get("content") if last and last.get("content") else outputs
+            a["output.value"] = last.get("content") if last and last.get("content") else _answer(outputs)
     meta = run.get("extra", {}).get("metadata") if isinstance(run.get("extra"), Mapping) else None
     if isinstance(meta, Mapping):
         a["metadata"] = dict(meta)
     return {k: v for k, v in a.items() if v is not None}
+
+
+_ANSWER_KEYS = ("final_response", "final_answer")
+
+
+def _answer(outputs: Any) -> Any:
+    """A chain run's outputs, or the text under ``final_response``/``final_answer`` when it has one."""
+    if isinstance(outputs, Mapping):
+        for k in _ANSWER_KEYS:
+            if isinstance(outputs.get(k), str) and outputs[k].strip():
+                return outputs[k]
+    return outputs
 
 
 class _Runs:
@@ -167,8 +250,12 @@ class _Runs:
         self.records: dict[str, str] = {}
         self.feedback: dict[str, Any] = {}
         self.order = 0
+        self.derived: dict[str, int] = {}
+        """Trace id -> runs whose id was derived from their place in the file."""
+        self.durations: dict[int, int] = {}
+        """``id(span)`` -> ``duration_ms`` in ns, for runs that give no end time."""
 
-    def add(self, root: Any, where: str) -> None:
+    def add(self, root: Any, where: str, derive_ids: bool = True) -> None:
         stack: list[tuple[Any, str, str | None, str | None, int]] = [(root, where, None, None, 0)]
         while stack:
             run, loc, parent, trace, depth = stack.pop()
@@ -176,7 +263,7 @@ class _Runs:
                 self.ctx.error(loc, imsg("ls_run_not_object"))
                 continue
             try:
-                span = self._span(run, loc, parent, trace)
+                span = self._span(run, loc, parent, trace, derive_ids)
             except (TypeError, ValueError, OverflowError, RecursionError) as exc:
                 self.ctx.error(loc, imsg("ls_unreadable_run", error=f"{type(exc).__name__}: {exc}"))
                 span = None
@@ -190,8 +277,12 @@ class _Runs:
                 for i in range(len(children) - 1, -1, -1):
                     stack.append((children[i], f"{loc}.child_runs[{i}]", pid, tid, depth + 1))
 
-    def _span(self, run: Mapping[str, Any], loc: str, parent: str | None, trace: str | None) -> Span | None:
+    def _span(self, run: Mapping[str, Any], loc: str, parent: str | None, trace: str | None,
+              derive_ids: bool = True) -> Span | None:
         rid = _str(run.get("id"))
+        derived = False
+        if rid is None and derive_ids and any(run.get(k) not in (None, "", [], {}) for k in _CONTENT_KEYS):
+            rid, derived = f"<{loc}>", True  # a run without id: named by its place in the file
         if rid is None:
             self.ctx.error(loc, imsg("ls_no_id"))
             return None
@@ -215,6 +306,11 @@ class _Runs:
                     status_message=as_text(err)[:4000] if err not in (None, "") else "",
                     attrs=_attrs(run), resource={}, events=[], order=self.order, record=loc, native_id=rid)
         span.attrs.setdefault("dotted_order", run.get("dotted_order"))
+        dur = run.get("duration_ms")
+        if times[1] is None and isinstance(dur, (int, float)) and not isinstance(dur, bool) and 0 <= dur < 1e12:
+            self.durations[id(span)] = int(dur * 1e6)
+        if derived:
+            self.derived[tid] = self.derived.get(tid, 0) + 1
         if isinstance(run.get("feedback_stats"), Mapping):
             self.feedback[rid] = run["feedback_stats"]
         self.traces.setdefault(tid, []).append(span)
@@ -228,6 +324,29 @@ class _Runs:
             target = owner.get(tid)
             if target is not None and target != tid and tid in self.traces:
                 self.traces.setdefault(target, []).extend(self.traces.pop(tid))
+                if tid in self.derived:
+                    self.derived[target] = self.derived.get(target, 0) + self.derived.pop(tid)
+
+    def fill_times(self, spans: list[Span]) -> None:
+        """Give a run without ``start_time`` the start of its nearest timed ancestor.
+
+        So it does not sort before its parent; it ends ``duration_ms`` later when it gives one.
+        """
+        by_id = {s.span_id: s for s in spans}
+        for s in spans:
+            if s.start_ns is not None:
+                continue
+            seen = {s.span_id}
+            cur = by_id.get(s.parent_id or "")
+            while cur is not None and cur.start_ns is None and cur.span_id not in seen:
+                seen.add(cur.span_id)
+                cur = by_id.get(cur.parent_id or "")
+            if cur is not None and cur.start_ns is not None:
+                s.start_ns = cur.start_ns
+        for s in spans:
+            dur = self.durations.get(id(s))
+            if s.end_ns is None and s.start_ns is not None and dur is not None:
+                s.end_ns = s.start_ns + dur
 
 
 _OUTCOME_FEEDBACK = ("success", "task_success", "correctness", "correct", "resolved", "outcome", "passed")
@@ -253,10 +372,18 @@ class LangSmithImporter:
     """Reads LangSmith run exports (nested ``child_runs`` or flat runs with ``trace_id``)."""
 
     def sniff(self, head: bytes, path: Path) -> bool:
-        """Claims files whose (first) record has ``id``, ``run_type`` and run keys."""
+        """Claims files whose (first) record has ``run_type`` and run keys (or is a batch-ingest body)."""
         if first_json_char(head) not in "{[":
             return False
         return claims(outline(path))
+
+    def near_miss(self, shape: JsonShape, path: Path) -> tuple[float, str] | None:
+        """Names what a record with LangSmith's ``run_type`` (or a ``post``/``patch`` body) lacks."""
+        keys = shape.record_keys
+        if any(k in keys for k in _BATCH_KEYS) and "run_type" not in keys:
+            child = shape.child("post") or shape.child("patch")
+            return _BATCH_RULE.near_miss(child) if child else None
+        return _RUN_RULE.near_miss(keys)
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per trace."""
@@ -264,10 +391,12 @@ class LangSmithImporter:
         for where, rec in iter_top_records(path, ctx, wrappers=("runs",)):
             if ctx.cancel.cancelled:
                 return
-            try:
-                runs.add(rec, where)
-            except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
-                ctx.error(where, imsg("ls_unexpected_record", error=f"{type(exc).__name__}: {exc}"))
+            batch = _batch_runs(rec, where)
+            for loc, run, derive in batch if batch is not None else [(where, rec, True)]:
+                try:
+                    runs.add(run, loc, derive)
+                except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
+                    ctx.error(loc, imsg("ls_unexpected_record", error=f"{type(exc).__name__}: {exc}"))
         runs.merge_orphans()
         if not runs.traces:
             raise ImportFailure(imsg("ls_none_found"))
@@ -276,6 +405,7 @@ class LangSmithImporter:
                 return
             where = runs.records.get(tid, f"trace {tid}")
             try:
+                runs.fill_times(spans)
                 spans.sort(key=_order_key)
                 for i, s in enumerate(spans):
                     s.order = i
@@ -291,6 +421,8 @@ class LangSmithImporter:
             t.framework = "langsmith"
             t.metadata.pop("otel_format", None)
             t.metadata["langsmith_root_run"] = root.span_id
+            if runs.derived.get(tid):
+                t.metadata["langsmith_derived_ids"] = runs.derived[tid]
             if root.status == "ERROR":
                 t.outcome_raw = f"root run error: {root.status_message[:200]}"
             elif t.outcome == "unknown":

@@ -1,7 +1,9 @@
 """MLflow trace JSON (``mlflow traces get``, ``Trace.to_json()``; MLflow 2 and 3).
 
 Shape: ``{"info": {...}, "data": {"spans": [...]}}``; also a list of those, one per JSONL line,
-or concatenated.
+or concatenated; and a Databricks model-serving response that carries its trace (``{"object":
+"response", "output": [...], "databricks_output": {"trace": <trace>, "databricks_request_id"}}``,
+record ``databricks_output.trace``).
 
 * ``info`` (MLflow 3): ``trace_id`` ("tr-…"), ``state`` (OK / ERROR / IN_PROGRESS),
   ``request_time``, ``execution_duration``, ``request_preview``, ``response_preview``,
@@ -21,9 +23,15 @@ Mapping: one trajectory per trace (``native_id`` = the trace/request id). LLM/CH
 give assistant steps (output from ``ChatCompletion`` choices, LangChain generations or text;
 model from inputs/outputs ``model``), TOOL and RETRIEVER spans observations (``is_error`` from
 status ERROR or an ``exception`` event), AGENT spans name the agent of the spans below them.
-The task is the root span's input; a trace ``state``/``status`` ERROR makes the run a failure
-(unless an assessment named success/correctness/… says otherwise). Each step's
-``native_step_id`` is its span id (hex, as the MLflow UI shows it).
+The task is the root span's input (a ``ResponsesAgent``'s ``{"request": {"input": [...]}}``: its
+first user message), the final answer its output (a Responses API object: its output text); when
+either is still only JSON, ``info.request_preview``/``response_preview`` is taken if it is plain
+text (``metadata.mlflow_task_from``/``mlflow_final_answer_from`` say so). A trace ``state``/``status``
+ERROR makes the run a failure (unless an assessment named success/correctness/… says otherwise).
+Each step's ``native_step_id`` is its span id (hex, as the MLflow UI shows it). Repeated span ids
+(exports with every id ``"<redacted>"``) get a ``#n`` suffix in ``span_id`` (``native_step_id``
+keeps the source's), a parent id names the first span with it, and ``metadata.mlflow_repeated_span_ids``
+counts them.
 """
 
 from __future__ import annotations
@@ -40,7 +48,7 @@ from analyzer.schema.models import Outcome, Trajectory
 from plugins.importers._messages import input_messages, output_message, usage_tokens
 from plugins.importers._outline import Outline, outline
 from plugins.importers._spanio import decode_json_string, iter_top_records, sanitize
-from plugins.importers.otel import Span, _Collector, build_trajectory, outcome_value
+from plugins.importers.otel import Span, _Collector, build_trajectory, norm_id, outcome_value
 
 _KINDS = {"LLM": "LLM", "CHAT_MODEL": "LLM", "TOOL": "TOOL", "AGENT": "AGENT", "RETRIEVER": "RETRIEVER",
           "CHAIN": "CHAIN", "PARSER": "CHAIN", "EMBEDDING": "EMBEDDING", "RERANKER": "RERANKER",
@@ -54,9 +62,67 @@ def _is_trace(o: Outline, path: str) -> bool:
             and o.any_of(f"{pre}data", "spans"))
 
 
+_WRAPPED = "databricks_output.trace"
+"""Where a Databricks model-serving response (``{..., "databricks_output": {"trace": ...}}``,
+returned when a served agent is asked for its trace) holds the MLflow 3 trace."""
+
+
 def claims(o: Outline) -> bool:
-    """True for the outline of an MLflow trace file."""
-    return o.container in ("object", "array", "lines", "values") and _is_trace(o, "")
+    """True for the outline of an MLflow trace file (or of Databricks responses carrying one)."""
+    return o.container in ("object", "array", "lines", "values") and (_is_trace(o, "") or _is_trace(o, _WRAPPED))
+
+
+def _unwrap(rec: Any) -> tuple[Any, str]:
+    """The trace of a record: the record itself, or a Databricks response's ``databricks_output.trace``."""
+    if isinstance(rec, Mapping) and not isinstance(rec.get("info"), Mapping):
+        out = rec.get("databricks_output")
+        trace = out.get("trace") if isinstance(out, Mapping) else None
+        if isinstance(trace, Mapping):
+            return trace, _WRAPPED
+    return rec, ""
+
+
+def _raw_parent(sd: Mapping[str, Any]) -> str | None:
+    """A span's parent id as written (MLflow 3 ``parent_span_id``, MLflow 2 ``parent_id``)."""
+    for key in ("parent_span_id", "parent_id", "parentSpanId"):
+        pid = norm_id(sd.get(key))
+        if pid is not None:
+            return pid
+    return None
+
+
+def _distinct_span_ids(spans: list[Span], parents: list[str | None]) -> dict[str, int]:
+    """Give repeated span ids a ``#n`` suffix (in order); a parent id names the first span with it.
+
+    Exports with redacted ids (``"<redacted>"`` for every span) would otherwise fold spans into
+    one node, or make a span its own parent. Returns the repeated ids and how often each occurs.
+    """
+    seen: dict[str, int] = {}
+    for s in spans:
+        seen[s.span_id] = seen.get(s.span_id, 0) + 1
+    repeated = {k: n for k, n in seen.items() if n > 1}
+    if not repeated:
+        return {}
+    count: dict[str, int] = {}
+    for s, raw_parent in zip(spans, parents, strict=True):
+        sid = s.span_id
+        count[sid] = count.get(sid, 0) + 1
+        s.native_id = s.native_id or sid
+        if count[sid] > 1:
+            s.span_id = f"{sid}#{count[sid]}"
+        if s.parent_id is None and raw_parent is not None and raw_parent != s.span_id:
+            s.parent_id = raw_parent  # was dropped as the span's own id: it names the first span with it
+    return repeated
+
+
+def _json_like(text: str | None) -> bool:
+    return isinstance(text, str) and text.lstrip()[:1] in ("{", "[")
+
+
+def _preview(info: Mapping[str, Any], key: str) -> str | None:
+    """``info.request_preview``/``response_preview`` when it is plain text (not cut JSON)."""
+    v = info.get(key)
+    return v if isinstance(v, str) and v.strip() and not _json_like(v) else None
 
 
 def _attrs(raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -140,6 +206,9 @@ class MlflowTraceImporter:
 
     @staticmethod
     def _one(rec: Any, where: str, ctx: ImportContext) -> Trajectory | None:
+        rec, wrapped = _unwrap(rec)
+        if wrapped:
+            where = f"{where} {wrapped}" if where != "$" else wrapped
         if not isinstance(rec, Mapping) or not isinstance(rec.get("info"), Mapping):
             ctx.error(where, imsg("ml_not_trace"))
             return None
@@ -155,6 +224,7 @@ class MlflowTraceImporter:
             return None
         col = _Collector(ctx)
         spans: list[Span] = []
+        parents: list[str | None] = []
         for i, sd in enumerate(spans_raw):
             loc = f"{where} data.spans[{i}]"
             if not isinstance(sd, Mapping):
@@ -171,9 +241,11 @@ class MlflowTraceImporter:
                 ctx.error(loc, imsg("ml_unreadable_span", error=f"{type(exc).__name__}: {exc}"))
                 continue
             spans.append(span)
+            parents.append(_raw_parent(sd))
         if not spans:
             ctx.error(where, imsg("ml_no_readable_spans"))
             return None
+        repeated = _distinct_span_ids(spans, parents)
         state = str(info.get("state") or info.get("status") or "").strip().upper()
         by_id = {s.span_id for s in spans}
         for s in spans:
@@ -191,6 +263,19 @@ class MlflowTraceImporter:
         t.record = where
         t.framework = "mlflow"
         meta = info.get("trace_metadata", info.get("request_metadata"))
+        task_step = t.steps[0] if t.steps and t.steps[0].metadata.get("source") == "task" else None
+        if _json_like(t.task) and _preview(info, "request_preview"):
+            t.task = _preview(info, "request_preview") or ""
+            if task_step is not None:
+                task_step.text = t.task
+            t.metadata["mlflow_task_from"] = "request_preview"
+        if _json_like(t.final_answer) and _preview(info, "response_preview"):
+            t.final_answer = _preview(info, "response_preview")
+            t.metadata["mlflow_final_answer_from"] = "response_preview"
+        if repeated:  # noted once per trace: the ids the steps show are the source's, repeated
+            t.metadata["mlflow_repeated_span_ids"] = repeated
+        if wrapped:
+            t.metadata["mlflow_container"] = wrapped
         t.metadata.update({"mlflow_state": state or None,
                            "mlflow_tags": dict(info["tags"]) if isinstance(info.get("tags"), Mapping) else None,
                            "mlflow_metadata": dict(meta) if isinstance(meta, Mapping) else None})

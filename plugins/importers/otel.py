@@ -70,6 +70,7 @@ from analyzer.loading.jsonio import (
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 from analyzer.taxonomy import Category
+from plugins.importers._messages import is_responses_list, responses_input, responses_output
 from plugins.importers._outline import Outline, outline
 from plugins.importers._spanio import iter_jsonl_exact, read_json_values, sanitize
 
@@ -686,7 +687,12 @@ def _legacy_messages(attrs: Mapping[str, Any], prefix: str) -> list[_Msg]:
 
 
 def _value_messages(value: Any) -> list[_Msg]:
-    """Messages inside an ``input.value``/``output.value`` JSON payload (OpenAI shapes)."""
+    """Messages inside an ``input.value``/``output.value`` JSON payload (OpenAI shapes).
+
+    Chat Completions (``choices``, ``messages``, a message list) and the Responses API (a
+    ``{"object": "response", "output": [...]}`` object, a request's ``input`` item list, also
+    under MLflow's ``{"request": ...}``).
+    """
     doc = _json_value(value)
     if isinstance(doc, Mapping):
         choices = doc.get("choices")
@@ -695,7 +701,12 @@ def _value_messages(value: Any) -> list[_Msg]:
             return _genai_messages([m]) if isinstance(m, Mapping) else []
         if isinstance(doc.get("messages"), list):
             return _genai_messages(doc["messages"])
-        return []
+        out = responses_output(doc)
+        if out is not None:
+            return _genai_messages([out])
+        return _genai_messages(responses_input(doc))
+    if is_responses_list(doc):
+        return _genai_messages(responses_input(doc))
     if isinstance(doc, list) and doc and all(isinstance(m, Mapping) and "role" in m for m in doc):
         return _genai_messages(doc)
     return []
@@ -764,7 +775,7 @@ def _input_text(span: Span) -> str:
         return ""
     doc = _json_value(val)
     if isinstance(doc, Mapping):
-        for k in ("task", "question", "input", "query", "prompt", "instruction"):
+        for k in ("task", "question", "input", "query", "prompt", "instruction", "user_message"):
             if isinstance(doc.get(k), str) and doc[k].strip():
                 return str(doc[k])
         return as_text(doc)
