@@ -7,7 +7,8 @@ a ``.jsonl`` file one per line. A trajectory is ``{"schema_version", "id", "cont
 
 * ``text_observation`` (``content``, ``source`` user/agent/environment, ``name``): a ``user``
   step from the user, an agent ``message`` from the agent, an ``observation`` from the
-  environment (a tool result when it carries the action's ``tool_call_id``);
+  environment (a tool result when it carries the action's ``tool_call_id``), flagged as an
+  error by the output heuristics the other agent importers share (tracebacks, exit codes ...);
 * ``image_observation`` / ``web_observation``: an ``observation`` (image path; URL plus
   accessibility tree or HTML);
 * ``api_action`` (``function``, ``kwargs``): a ``tool_call``; ``code_action`` (``language``,
@@ -34,7 +35,7 @@ from analyzer.loading.jsonio import args_text, as_text, first_json_char, iter_re
 from analyzer.loading.structure import JsonShape, KeyRule
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
-from plugins.importers.swe_agent import as_dict, opt_float, truthy
+from plugins.importers.swe_agent import as_dict, opt_float, output_error, truthy
 
 _CLASSES = {
     "textobservation": "text_observation", "imageobservation": "image_observation",
@@ -137,9 +138,11 @@ class _Builder:
         elif source == "agent" and not call_id:
             self.add(i, agent=name or "agent", role=Role.ASSISTANT, kind=StepKind.MESSAGE, text=text, metadata=meta)
         else:
+            err = output_error(text) if cls == "text_observation" else None
             self.add(i, agent=name or ("tool" if call_id else "environment"),
                      role=Role.TOOL if call_id else Role.ENVIRONMENT, kind=StepKind.OBSERVATION, text=text,
-                     tool_call_id=call_id, tool_name=self.tool_of_call.get(call_id or ""), metadata=meta)
+                     tool_call_id=call_id, tool_name=self.tool_of_call.get(call_id or ""),
+                     is_error=err is not None, error_text=err, metadata=meta)
 
 
 def _outcome(details: dict[str, Any]) -> tuple[Outcome, str | None, float | None]:

@@ -17,7 +17,8 @@ Outcome: a ``reward``/``success``/``resolved`` value in the trajectory's ``extra
 task name, dataset (``source``), agent info, token counts and exception are kept in
 ``metadata["trial"]``; its model and task fill in what the trajectory lacks. ``result.json``
 and ``config.json`` are sidecars (read here, never offered as runs). ``native_step_id`` is the
-ATIF ``step_id``.
+ATIF ``step_id``. The final answer is the message of the last agent step when that step calls no
+tool (as the ADP importer takes the last message action).
 """
 
 from __future__ import annotations
@@ -283,6 +284,19 @@ class _Builder:
                      tool_call_id=call_id, is_error=err is not None, error_text=err, metadata=rmeta, **base)
 
 
+def _final_message(steps: list[Any]) -> str | None:
+    """The run's answer: the message of the last agent step, when that step calls no tool."""
+    for s in reversed(steps):
+        if not isinstance(s, dict) or str(s.get("source") or "agent") != "agent":
+            continue
+        calls = s.get("tool_calls")
+        if isinstance(calls, list) and calls:
+            return None
+        text = content_text(s.get("message")).strip()
+        return text or None
+    return None
+
+
 def to_trajectory(doc: Any, record: str, path: Path, ctx: ImportContext) -> Trajectory | None:
     """Convert one ATIF document; report and return None when its shape is wrong."""
     if not isinstance(doc, dict):
@@ -347,7 +361,7 @@ def to_trajectory(doc: Any, record: str, path: Path, ctx: ImportContext) -> Traj
     return Trajectory(
         native_id=str(native) if native else None, record=record, task=task, model=model,
         framework=str(agent["name"]) if isinstance(agent.get("name"), str) else "atif",
-        outcome=outcome, outcome_raw=raw, score=score,
+        outcome=outcome, outcome_raw=raw, score=score, final_answer=_final_message(steps_raw),
         task_family=str(task_family) if isinstance(task_family, str) else None, metadata=meta, steps=b.steps,
     )
 

@@ -17,7 +17,8 @@ Action events become ``system``/``user``/``message``/``thought``/``action``/``to
 (an action's ``thought`` becomes its own ``thought`` step first), observation events become
 ``observation`` steps (error observations and ``exit_code != 0`` are errors) linked to their
 action through ``cause`` -> the action's ``tool_call_id`` (``event-<id>`` when the action had
-none). The ``finish`` action gives the final answer. ``agent_state_changed`` and ``recall``
+none). The ``finish`` action gives the final answer (``final_thought``, ``outputs.content``,
+``message``, else its ``thought``). ``agent_state_changed`` and ``recall``
 events, ``think`` observations ("Your thought has been logged.") and V1 state/condensation
 events are skipped and counted in ``metadata["skipped_events"]``. Outcome: ``test_result`` (``resolved``/``report.resolved``/
 ``success``/``score``) when present, else ``error`` or a final ``error`` agent state means
@@ -192,6 +193,8 @@ class _Builder:
             final = args.get("final_thought") or as_dict(args.get("outputs")).get("content") or ev.get("message")
             self.final_answer = as_text(final) or None
             text = self.final_answer or text
+            if self.final_answer is None and thought:  # {"action": "finish", "outputs": {}, "thought": ...}
+                self.final_answer = thought
             meta["final"] = True
         self.add(role=_role(source), kind=StepKind.TOOL_CALL if call_id else StepKind.ACTION, text=text,
                  tool_name=tool, tool_args=args_text(tool_args), tool_call_id=link,

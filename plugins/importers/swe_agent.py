@@ -8,13 +8,29 @@ statement of the first non-demo user message of ``history`` (kept as a ``user`` 
 at index 0). ``info.exit_status`` gives the outcome: ``submitted`` alone is unknown,
 any other exit (``exit_cost``, ``exit_format``, ``exit_error`` ...) is a failure, and an
 evaluation file beside the trajectory (SWE-bench ``results.json`` with ``resolved_ids``,
-or a per-instance ``report.json``) decides resolved / not resolved.
+or a per-instance ``report.json``) decides resolved / not resolved. (Steps keep agent
+``assistant`` and no ``system`` step is added here: the step content, and so the run ids that
+annotations are keyed by, and the planted step indices of the samples stay as they were.)
 
-mini-swe-agent (``*.traj.json``): ``messages`` map like a chat: the system prompt and
-the first user message (the task) become ``system``/``user`` steps, each assistant
-message one ``action`` step (the single ```` ```bash ```` block is ``tool_args``),
-later user messages ``observation`` steps (``<returncode>N</returncode>`` with N != 0
-is an error), and a trailing ``{"role": "exit"}`` message only feeds the outcome.
+A ``.traj`` with only a ``history`` (SWE-agent's own ``trajectories/demonstrations/``) is read
+from the history: the system prompt is a ``system`` step, the first non-demo user message the
+task (``user``), each assistant message (agent: the entry's ``agent``, e.g. ``main``) a
+``thought`` (its ``thought``/text) plus a ``tool_call`` (``tool_calls[0].function`` name,
+arguments and id) or, for classic runs, an ``action`` (the ``action`` text; tool name its first
+word), and each tool or later user message (``message_type`` ``observation``) an
+``observation`` linked by ``tool_call_ids`` with errors flagged. The final answer is
+``info.submission``, else the output of a last ``submit`` call.
+
+mini-swe-agent (``*.traj.json``): an object with ``messages`` (and ``info``), or, as
+mini-swe-agent's own test data and older runs save it, a bare list of the messages (claimed
+when the head shows mini-swe-agent's ``<returncode>``/submit markers/``mswea_bash_command``
+fences). ``messages`` map like a chat: the system prompt and the first user message (the
+task) become ``system``/``user`` steps, each assistant message one ``action`` step (the
+single ```` ```bash ````/```` ```mswea_bash_command ```` block, or ``extra.actions[0].command``,
+is ``tool_args``), later user messages ``observation`` steps (``<returncode>N</returncode>``
+with N != 0 is an error), and a trailing ``{"role": "exit"}`` message only feeds the outcome.
+The message after a ``echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` command is the submission:
+it gives ``exit_status`` ``Submitted`` and the final answer when ``info`` has neither.
 
 The output-error heuristics and the evaluation-file lookup are shared with the other
 agent-framework importers (OpenHands, ATIF).
@@ -31,6 +47,7 @@ from typing import Any
 from analyzer.errors import ImportFailure
 from analyzer.import_messages import imsg
 from analyzer.loading.jsonio import (
+    args_text,
     as_text,
     first_json_char,
     label_native_steps,
@@ -310,23 +327,42 @@ def _task_message(history: list[Any]) -> tuple[int, str] | None:
     return None
 
 
+def _tool_calls_list(value: Any) -> list[Any]:
+    """A history entry's ``tool_calls``: a list, or a JSON string holding one."""
+    if isinstance(value, list):
+        return value
+    if not isinstance(value, str) or not value.lstrip().startswith("["):
+        return []
+    try:
+        parsed = parse_json(value, "tool_calls")
+    except ImportFailure:
+        return []
+    return parsed if isinstance(parsed, list) else []
+
+
+def _first_call(h: dict[str, Any]) -> dict[str, Any]:
+    """``{"id", "function", "arguments"}`` of a history entry's first tool call (``{}`` when none)."""
+    calls = _tool_calls_list(h.get("tool_calls"))
+    if not calls or not isinstance(calls[0], dict):
+        return {}
+    call = calls[0]
+    fn = as_dict(call.get("function"))
+    info: dict[str, Any] = {"id": call.get("id"), "function": fn.get("name"), "arguments": fn.get("arguments")}
+    ids = h.get("tool_call_ids")
+    if not info["id"] and isinstance(ids, list) and ids:
+        info["id"] = ids[0]
+    return info
+
+
+def _agent_name(h: dict[str, Any]) -> str | None:
+    agent = h.get("agent")
+    return agent if isinstance(agent, str) and agent.strip() else None
+
+
 def _action_tool_calls(history: list[Any]) -> list[dict[str, Any]]:
     """Per-action tool-call info from the non-demo assistant history entries."""
-    out: list[dict[str, Any]] = []
-    for h in history:
-        if not isinstance(h, dict) or h.get("role") != "assistant" or h.get("is_demo"):
-            continue
-        calls = h.get("tool_calls")
-        info: dict[str, Any] = {}
-        if isinstance(calls, list) and calls and isinstance(calls[0], dict):
-            call = calls[0]
-            fn = as_dict(call.get("function"))
-            info = {"id": call.get("id"), "function": fn.get("name")}
-            ids = h.get("tool_call_ids")
-            if not info["id"] and isinstance(ids, list) and ids:
-                info["id"] = ids[0]
-        out.append(info)
-    return out
+    return [_first_call(h) if isinstance(h.get("tool_calls"), list) else {} for h in history
+            if isinstance(h, dict) and h.get("role") == "assistant" and not h.get("is_demo")]
 
 
 def _swe_model(doc: dict[str, Any], info: dict[str, Any]) -> str | None:
@@ -353,14 +389,101 @@ def _swe_instance_id(doc: dict[str, Any], path: Path) -> str:
     return name[: -len(".traj")] if name.endswith(".traj") else path.stem
 
 
+def _history_steps(history: list[Any], ctx: ImportContext) -> tuple[list[Step], str]:
+    """Steps of a ``.traj`` that has only a ``history`` (SWE-agent demonstrations)."""
+    steps: list[Step] = []
+    task = ""
+    seen_task = False
+    tool_of_call: dict[str, str] = {}
+    last_tool: str | None = None
+    for i, h in enumerate(history):
+        if not isinstance(h, dict):
+            ctx.error(f"history[{i}]", imsg("swe_entry_not_object", type=type(h).__name__))
+            continue
+        if h.get("is_demo"):
+            continue
+        role = h.get("role")
+        text = as_text(h.get("content"))
+        base: dict[str, Any] = {"native_index": i, "native_step_id": f"history[{i}]"}
+        mtype = h.get("message_type")
+        meta: dict[str, Any] = {"message_type": mtype} if isinstance(mtype, str) else {}
+        if role == "system":
+            steps.append(Step(index=len(steps), agent="system", role=Role.SYSTEM, kind=StepKind.SYSTEM, text=text,
+                              metadata=meta, **base))
+        elif role == "user" and not seen_task:
+            seen_task = True
+            task = problem_statement(text)
+            steps.append(Step(index=len(steps), agent="user", role=Role.USER, kind=StepKind.USER, text=text,
+                              metadata=meta, **base))
+        elif role == "assistant":
+            last_tool = _history_assistant(steps, h, text, meta, base, tool_of_call)
+        elif role in ("tool", "user", "observation") or mtype == "observation":
+            ids = h.get("tool_call_ids")
+            call_id = str(ids[0]) if isinstance(ids, list) and ids and ids[0] else (
+                str(h["tool_call_id"]) if h.get("tool_call_id") else None)
+            err = output_error(text)
+            meta["raw_role"] = role
+            steps.append(Step(index=len(steps), agent="tool", role=Role.TOOL, kind=StepKind.OBSERVATION, text=text,
+                              tool_name=tool_of_call.get(call_id or "") or last_tool, tool_call_id=call_id,
+                              is_error=err is not None, error_text=err, metadata=meta, **base))
+            last_tool = None
+        else:
+            ctx.error(f"history[{i}]", imsg("mini_unknown_role", role=repr(role)))
+    return steps, task
+
+
+def _history_assistant(steps: list[Step], h: dict[str, Any], text: str, meta: dict[str, Any],
+                       base: dict[str, Any], tool_of_call: dict[str, str]) -> str | None:
+    """The ``thought`` and ``tool_call``/``action`` steps of one assistant history entry; its tool name."""
+    agent = _agent_name(h) or "assistant"
+    thought = as_text(h.get("thought")).strip() if h.get("thought") is not None else text.strip()
+    action = as_text(h.get("action")).strip()
+    call = _first_call(h)
+    name = str(call["function"]) if call.get("function") else None
+    if not action and not name:
+        steps.append(Step(index=len(steps), agent=agent, role=Role.ASSISTANT, kind=StepKind.MESSAGE, text=text,
+                          metadata=meta, **base))
+        return None
+    if thought:
+        steps.append(Step(index=len(steps), agent=agent, role=Role.ASSISTANT, kind=StepKind.THOUGHT, text=thought,
+                          metadata=dict(meta), **base))
+    call_id = str(call["id"]) if call.get("id") else None
+    tool: str | None
+    if name:
+        args = args_text(call.get("arguments"))
+        tool = name
+        if call_id:
+            tool_of_call[call_id] = name
+        meta = {**meta, "action": action} if action else meta
+        steps.append(Step(index=len(steps), agent=agent, role=Role.ASSISTANT, kind=StepKind.TOOL_CALL,
+                          text=action or args or name, tool_name=name, tool_args=args, tool_call_id=call_id,
+                          metadata=meta, **base))
+    else:
+        tool = first_word(action) or None
+        steps.append(Step(index=len(steps), agent=agent, role=Role.ASSISTANT, kind=StepKind.ACTION, text=action,
+                          tool_name=tool, tool_args=action, metadata=meta, **base))
+    return tool
+
+
+def _submitted_patch(steps: list[Step]) -> str | None:
+    """The output of a final ``submit`` call (the patch), for a run without ``info.submission``."""
+    for i in range(len(steps) - 1, 0, -1):
+        st = steps[i]
+        if st.kind == StepKind.OBSERVATION and steps[i - 1].tool_name == "submit":
+            return st.text.strip() or None
+        if st.kind in (StepKind.TOOL_CALL, StepKind.ACTION):
+            return None
+    return None
+
+
 class SweAgentImporter:
     """Reads SWE-agent ``.traj`` files."""
 
     def sniff(self, head: bytes, path: Path) -> bool:
-        """Claims JSON objects with a ``trajectory`` (or ``history`` + ``info``) key."""
+        """Claims JSON objects with a ``trajectory`` key, or a ``history`` of role messages."""
         if first_json_char(head) != "{":
             return False
-        return b'"trajectory"' in head or (b'"history"' in head and b'"info"' in head)
+        return b'"trajectory"' in head or (b'"history"' in head and (b'"info"' in head or b'"role"' in head))
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield the one run of a ``.traj`` file. (a failure inside it is reported as record ``$``)."""
@@ -371,11 +494,42 @@ class SweAgentImporter:
         if not isinstance(doc, dict):
             raise ImportFailure(imsg("swe_not_object"))
         entries = doc.get("trajectory")
-        if not isinstance(entries, list):
-            raise ImportFailure(imsg("swe_no_trajectory"))
         history_raw = doc.get("history")
         history: list[Any] = history_raw if isinstance(history_raw, list) else []
+        if not isinstance(entries, list):
+            if entries is not None or not history:
+                raise ImportFailure(imsg("swe_no_trajectory"))
+            steps, task = _history_steps(history, ctx)
+        else:
+            steps, task = self._trajectory_steps(entries, history, ctx)
         info = as_dict(doc.get("info"))
+        exit_status = info.get("exit_status")
+        exit_s = str(exit_status) if exit_status is not None else None
+        instance_id = _swe_instance_id(doc, path)
+        evaluation = evaluation_beside(path, instance_id)
+        outcome, raw, score = exit_outcome(exit_s, evaluation)
+        meta: dict[str, Any] = {"instance_id": instance_id}
+        if not isinstance(entries, list):
+            meta["steps_from"] = "history"
+        for key in ("exit_status", "model_stats", "swe_agent_version", "swe_agent_hash", "swe_rex_version"):
+            if key in info:
+                meta[key] = info[key]
+        if evaluation is not None:
+            meta["resolved"] = evaluation.resolved
+            meta["evaluation_file"] = evaluation.file
+        planted = planted_of(info, doc)
+        if planted is not None:
+            meta["planted"] = planted
+        submission = info.get("submission")
+        final = submission if isinstance(submission, str) and submission else None
+        if final is None and not isinstance(entries, list):
+            final = _submitted_patch(steps)
+        yield Trajectory(
+            native_id=instance_id, record="$", task=task, model=_swe_model(doc, info), framework="swe-agent",
+            outcome=outcome, outcome_raw=raw, score=score, final_answer=final, metadata=meta, steps=steps,
+        )
+
+    def _trajectory_steps(self, entries: list[Any], history: list[Any], ctx: ImportContext) -> tuple[list[Step], str]:
         steps: list[Step] = []
         task = ""
         found = _task_message(history)
@@ -394,28 +548,7 @@ class SweAgentImporter:
                 continue
             self._entry_steps(steps, i, entry, calls[i] if calls else {})
         label_native_steps(steps, "trajectory")
-        exit_status = info.get("exit_status")
-        exit_s = str(exit_status) if exit_status is not None else None
-        instance_id = _swe_instance_id(doc, path)
-        evaluation = evaluation_beside(path, instance_id)
-        outcome, raw, score = exit_outcome(exit_s, evaluation)
-        meta: dict[str, Any] = {"instance_id": instance_id}
-        for key in ("exit_status", "model_stats", "swe_agent_version", "swe_agent_hash", "swe_rex_version"):
-            if key in info:
-                meta[key] = info[key]
-        if evaluation is not None:
-            meta["resolved"] = evaluation.resolved
-            meta["evaluation_file"] = evaluation.file
-        planted = planted_of(info, doc)
-        if planted is not None:
-            meta["planted"] = planted
-        submission = info.get("submission")
-        yield Trajectory(
-            native_id=instance_id, record="$", task=task, model=_swe_model(doc, info), framework="swe-agent",
-            outcome=outcome, outcome_raw=raw, score=score,
-            final_answer=submission if isinstance(submission, str) and submission else None,
-            metadata=meta, steps=steps,
-        )
+        return steps, task
 
     @staticmethod
     def _entry_steps(steps: list[Step], i: int, entry: dict[str, Any], call: dict[str, Any]) -> None:
@@ -446,7 +579,10 @@ class SweAgentImporter:
 # mini-swe-agent .traj.json
 # ---------------------------------------------------------------------------
 
-_BASH_BLOCK_RE = re.compile(r"```(?:bash|sh)[ \t]*\r?\n(.*?)\r?\n?```", re.DOTALL)
+_BASH_BLOCK_RE = re.compile(r"```(?:bash|sh|mswea_bash_command)[ \t]*\r?\n(.*?)\r?\n?```", re.DOTALL)
+_SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
+_LIST_MARKERS = (b"<returncode>", b"mswea_bash_command", *(m.encode() for m in _SUBMIT_MARKERS))
+_LIST_SCAN_BYTES = 4 << 20
 _RETURNCODE_RE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _MINI_ERROR_MARKERS = (
     "Please always provide EXACTLY ONE action",
@@ -461,6 +597,12 @@ def _usage(extra: dict[str, Any]) -> tuple[int | None, int | None]:
         if isinstance(usage, dict):
             return opt_int(usage.get("prompt_tokens")), opt_int(usage.get("completion_tokens"))
     return None, None
+
+
+def _is_submission(action: Step, text: str) -> bool:
+    """True for the message after a submit command: the submission (no ``<returncode>`` wrapper)."""
+    return (action.tool_args is not None and any(m in action.tool_args for m in _SUBMIT_MARKERS)
+            and _RETURNCODE_RE.search(text) is None)
 
 
 def _mini_observation(index: int, i: int, text: str, call_id: str | None, meta: dict[str, Any]) -> Step:
@@ -478,12 +620,44 @@ def _mini_observation(index: int, i: int, text: str, call_id: str | None, meta: 
                 tool_call_id=call_id, is_error=err is not None, error_text=err, native_index=i, metadata=meta)
 
 
+def _has_list_markers(head: bytes, path: Path) -> bool:
+    """True when a message list shows mini-swe-agent's markers (looked for past the head, bounded)."""
+    if any(m in head for m in _LIST_MARKERS):
+        return True
+    if len(head) < 65536:  # the head is the whole file
+        return False
+    try:
+        with path.open("rb") as fh:
+            fh.seek(len(head))
+            tail = head[-64:]
+            left = _LIST_SCAN_BYTES
+            while left > 0:
+                chunk = fh.read(min(1 << 20, left))
+                if not chunk:
+                    return False
+                if any(m in tail + chunk for m in _LIST_MARKERS):
+                    return True
+                tail, left = chunk[-64:], left - len(chunk)
+    except OSError:
+        return False
+    return False
+
+
 class MiniSweAgentImporter:
     """Reads mini-swe-agent ``.traj.json`` files."""
 
     def sniff(self, head: bytes, path: Path) -> bool:
-        """Claims objects with ``trajectory_format`` mini-swe-agent, or ``messages`` + ``info``."""
-        if first_json_char(head) != "{":
+        """Claims mini-swe-agent objects, and bare message lists showing mini-swe-agent's markers.
+
+        Objects: ``trajectory_format`` mini-swe-agent, or ``messages`` + ``info``. Lists
+        (``[{"role": ...}]`` in a ``.traj.json``): ``<returncode>``, the submit echo or
+        ``mswea_bash_command`` fences in the file (looked for up to 4 MiB in).
+        """
+        first = first_json_char(head)
+        if first == "[":
+            return (path.name.lower().endswith(".traj.json") and b'"role"' in head
+                    and _has_list_markers(head, path))
+        if first != "{":
             return False
         if b'"trajectory_format"' in head and b"mini-swe-agent" in head:
             return True
@@ -495,6 +669,9 @@ class MiniSweAgentImporter:
 
     def _read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         doc = read_json_document(path)
+        layout = None
+        if isinstance(doc, list):  # a bare message list (mini-swe-agent test data, older saves)
+            doc, layout = {"messages": doc, "info": {}}, "message list"
         if not isinstance(doc, dict):
             raise ImportFailure(imsg("mini_not_object"))
         messages = doc.get("messages")
@@ -505,6 +682,7 @@ class MiniSweAgentImporter:
         task = ""
         seen_task = False
         exit_extra: dict[str, Any] = {}
+        submitted: str | None = None
         for i, msg in enumerate(messages):
             if not isinstance(msg, dict):
                 ctx.error(f"messages[{i}]", imsg("mini_message_not_object", type=type(msg).__name__))
@@ -531,14 +709,20 @@ class MiniSweAgentImporter:
                 prev = steps[-1] if steps else None
                 if prev is not None and prev.kind in (StepKind.ACTION, StepKind.TOOL_CALL):
                     obs.tool_name = prev.tool_name
+                    if _is_submission(prev, text):
+                        submitted = text
                 steps.append(obs)
             elif role == "assistant":
                 self._assistant(steps, i, msg, text, extra, ts)
             else:
                 ctx.error(f"messages[{i}]", imsg("mini_unknown_role", role=repr(role)))
         exit_status = info.get("exit_status", exit_extra.get("exit_status"))
-        exit_s = str(exit_status) if exit_status is not None else None
         submission = info.get("submission", exit_extra.get("submission"))
+        if submitted is not None and exit_status is None:
+            exit_status = "Submitted"  # what mini-swe-agent records for a run that ends this way
+        if submitted is not None and submission is None:
+            submission = submitted
+        exit_s = str(exit_status) if exit_status is not None else None
         name = path.name
         instance_id = str(info.get("instance_id") or (name[: -len(".traj.json")] if name.endswith(".traj.json") else path.stem))
         evaluation = evaluation_beside(path, instance_id)
@@ -546,6 +730,8 @@ class MiniSweAgentImporter:
         meta: dict[str, Any] = {"instance_id": instance_id}
         if isinstance(doc.get("trajectory_format"), str):
             meta["trajectory_format"] = doc["trajectory_format"]
+        if layout is not None:
+            meta["layout"] = layout
         for key in ("exit_status", "model_stats", "mini_version"):
             if key in info:
                 meta[key] = info[key]
@@ -588,7 +774,11 @@ class MiniSweAgentImporter:
                                   tokens_in=tok_in, tokens_out=tok_out, native_index=i))
                 tok_in = tok_out = None
             return
+        actions = extra.get("actions")
+        commands = [a.get("command") for a in actions if isinstance(a, dict)] if isinstance(actions, list) else []
         blocks = _BASH_BLOCK_RE.findall(text)
+        if len(commands) == 1 and isinstance(commands[0], str):  # mini-swe-agent 2.x parsed action
+            blocks = [commands[0]]
         if len(blocks) == 1:
             steps.append(Step(index=len(steps), agent="assistant", role=Role.ASSISTANT, kind=StepKind.ACTION,
                               text=text, tool_name="bash", tool_args=blocks[0].strip(), timestamp=ts,

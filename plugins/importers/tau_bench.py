@@ -6,6 +6,19 @@ line). ``traj`` holds OpenAI-style messages (system policy, user turns from the 
 user, assistant tool calls, tool results), mapped to steps like the chat importer does.
 ``reward == 1`` is a success, anything else a failure; the expected actions are kept in
 ``metadata["expected_actions"]``.
+
+tau2-bench results (``Results.save``: ``{"timestamp", "info", "tasks", "simulations"}``) give
+one run per ``simulations[i]`` (``SimulationRun``: ``id``, ``task_id``, ``trial``, ``seed``,
+``messages``, ``reward_info.reward``, ``termination_reason``, ``agent_cost``/``user_cost``,
+``duration``). Its messages are ``system``/``user``/``assistant``/``tool``; tool calls are
+``{id, name, arguments: {...}, requestor}`` (a ``user``-requested call, as in the telecom domain,
+is a ``tool_call`` of agent ``user``) and a tool message answers the call of the same ``id``,
+its ``error`` flag marking the error. ``reward_info.reward`` 1 is a success, anything else a
+failure (no reward: unknown). The task is the ``reason_for_call`` of the task's
+``user_scenario.instructions`` (the whole instructions when they are plain text; else the
+first user message); the task's expected ``evaluation_criteria.actions`` go to
+``metadata["expected_actions"]``; the model is ``info.agent_info.llm`` and the task family
+``tau2-bench/<environment_info.domain_name>``.
 """
 
 from __future__ import annotations
@@ -22,7 +35,7 @@ from analyzer.loading.jsonio import (
 )
 from analyzer.loading.structure import JsonShape, KeyRule
 from analyzer.plugin_host.protocols import ImportContext
-from analyzer.schema.models import Outcome, Trajectory
+from analyzer.schema.models import Outcome, Role, Trajectory
 from plugins.importers.chat import BadMessages, first_user_text, last_answer, messages_to_steps
 
 _CONSUMED = frozenset({"task_id", "reward", "info", "traj", "metadata"})
@@ -107,17 +120,158 @@ def to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory | Non
     )
 
 
+# ---- tau2-bench -----------------------------------------------------------------------------
+
+_TAU2_CONSUMED = frozenset({"id", "task_id", "messages", "reward_info", "states", "ticks"})
+
+
+def _tau2_messages(messages: list[Any]) -> tuple[list[Any], set[int]]:
+    """tau2 messages in the chat importer's shape, and the indices of user-requested tool calls.
+
+    A tool message answers the call with its ``id``; a user message with ``tool_calls`` is read as
+    an assistant message (its steps are given back to the user afterwards).
+    """
+    out: list[Any] = []
+    user_calls: set[int] = set()
+    for i, m in enumerate(messages):
+        if not isinstance(m, Mapping):
+            out.append(m)
+            continue
+        role = m.get("role")
+        if role == "tool" and m.get("tool_call_id") is None and m.get("id") is not None:
+            m = {**m, "tool_call_id": m["id"]}
+        elif role == "user" and isinstance(m.get("tool_calls"), list) and m["tool_calls"]:
+            m = {**m, "role": "assistant", "name": "user"}
+            user_calls.add(i)
+        out.append(m)
+    return out, user_calls
+
+
+def _tau2_task_text(task: Mapping[str, Any]) -> tuple[str, Any]:
+    """``(task text, instructions)`` from a tau2 task's ``user_scenario.instructions``."""
+    scenario = task.get("user_scenario")
+    instructions = scenario.get("instructions") if isinstance(scenario, Mapping) else None
+    if isinstance(instructions, str):
+        return instructions.strip(), instructions
+    if isinstance(instructions, Mapping):
+        reason = instructions.get("reason_for_call")
+        return (reason.strip() if isinstance(reason, str) else ""), instructions
+    return "", None
+
+
+def tau2_trajectory(sim: Any, record: str, info: Mapping[str, Any], tasks: Mapping[str, Mapping[str, Any]],
+                    ctx: ImportContext) -> Trajectory | None:
+    """Convert one tau2-bench ``SimulationRun``; report problems through ``ctx`` and return None."""
+    if not isinstance(sim, Mapping):
+        ctx.error(record, imsg("generic_not_object", type=type(sim).__name__))
+        return None
+    raw = sim.get("messages")
+    if not isinstance(raw, list):
+        ctx.error(record, imsg("chat_no_messages" if raw is None else "chat_messages_not_list"))
+        return None
+    messages, user_calls = _tau2_messages(raw)
+    try:
+        steps = messages_to_steps(messages, "messages")
+    except BadMessages as exc:
+        ctx.error(record, wrap("chat_run_skipped", exc.message))
+        return None
+    if not steps:
+        ctx.error(record, imsg("chat_messages_empty"))
+        return None
+    for st in steps:
+        if st.native_index in user_calls:
+            st.agent, st.role = "user", Role.USER
+            st.metadata = {**st.metadata, "requestor": "user"}
+    task_id = sim.get("task_id")
+    task = tasks.get(str(task_id), {}) if task_id is not None else {}
+    task_text, instructions = _tau2_task_text(task)
+    reward_info = sim.get("reward_info")
+    rinfo: Mapping[str, Any] = reward_info if isinstance(reward_info, Mapping) else {}
+    reward = _reward(rinfo.get("reward"))
+    outcome = Outcome.UNKNOWN if reward is None else (Outcome.SUCCESS if reward >= 1.0 else Outcome.FAILURE)
+    meta: dict[str, Any] = {k: v for k, v in sim.items() if k not in _TAU2_CONSUMED}
+    if task_id is not None:
+        meta["task_id"] = task_id
+    if rinfo:
+        meta["reward_info"] = {k: v for k, v in rinfo.items() if k != "reward"}
+    if instructions is not None:
+        meta["user_instructions"] = instructions
+    criteria = task.get("evaluation_criteria")
+    expected = criteria.get("actions") if isinstance(criteria, Mapping) else None
+    if expected:
+        meta["expected_actions"] = expected
+    communicate = criteria.get("communicate_info") if isinstance(criteria, Mapping) else None
+    agent_info, user_info, env_info = (_mapping(info.get(k)) for k in ("agent_info", "user_info", "environment_info"))
+    if isinstance(user_info.get("llm"), str):
+        meta["user_llm"] = user_info["llm"]
+    if isinstance(agent_info.get("implementation"), str):
+        meta["agent_implementation"] = agent_info["implementation"]
+    domain = env_info.get("domain_name")
+    model = agent_info.get("llm")
+    return Trajectory(
+        native_id=str(sim["id"]) if sim.get("id") is not None else None,
+        record=record,
+        task=task_text or first_user_text(steps),
+        model=str(model) if isinstance(model, str) and model else None,
+        framework="tau2-bench",
+        outcome=outcome,
+        outcome_raw=None if reward is None else str(rinfo.get("reward")),
+        score=reward,
+        final_answer=last_answer(steps),
+        ground_truth="\n".join(str(c) for c in communicate) if isinstance(communicate, list) and communicate else None,
+        task_family=f"tau2-bench/{domain}" if isinstance(domain, str) and domain else "tau2-bench",
+        metadata=meta,
+        steps=steps,
+    )
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _is_tau2(obj: Any) -> bool:
+    return isinstance(obj, Mapping) and "simulations" in obj and ("tasks" in obj or "info" in obj)
+
+
+def tau2_runs(doc: Mapping[str, Any], record: str, ctx: ImportContext) -> Iterator[Trajectory]:
+    """The runs of one tau2-bench ``Results`` document (``record`` locates the document)."""
+    sims = doc.get("simulations")
+    if not isinstance(sims, list):
+        ctx.error(record, imsg("tau_shape"))
+        return
+    info = _mapping(doc.get("info"))
+    tasks: dict[str, Mapping[str, Any]] = {}
+    for t in doc.get("tasks") or []:
+        if isinstance(t, Mapping) and t.get("id") is not None:
+            tasks[str(t["id"])] = t
+    prefix = "" if record == "$" else f"{record} "
+    for i, sim in enumerate(sims):
+        if ctx.cancel.cancelled:
+            return
+        where = f"{prefix}simulations[{i}]"
+        t = ctx.guarded(where, tau2_trajectory, sim, where, info, tasks, ctx)
+        if t is not None:
+            yield t
+
+
 class TauBenchImporter:
     """Reads tau-bench result files."""
 
     def sniff(self, head: bytes, path: Path) -> bool:
-        """Claims JSON/JSONL whose head has ``traj`` plus ``task_id`` or ``reward``."""
+        """Claims heads with ``traj`` plus ``task_id`` or ``reward``, or ``simulations`` + ``tasks``."""
         if first_json_char(head) not in ("{", "["):
             return False
+        if b'"simulations"' in head and b'"tasks"' in head:
+            return True
         return b'"traj"' in head and (b'"task_id"' in head or b'"reward"' in head)
 
     def sniff_structure(self, shape: JsonShape, path: Path) -> bool:
-        """Claims files whose first record has a ``traj`` list plus ``task_id`` or ``reward``."""
+        """Claims tau-bench records (``traj`` + ``task_id``/``reward``) and tau2-bench results.
+
+        tau2: a ``simulations`` list (of runs with ``messages``) beside ``tasks`` or ``info``.
+        """
+        if shape.kind("simulations") == "list" and shape.has_any("tasks", "info"):
+            return "messages" in shape.child("simulations") or not shape.child("simulations")
         return _RULE.matches(shape.record_keys) and shape.kind("traj") in ("list", None)
 
     def near_miss(self, shape: JsonShape, path: Path) -> tuple[float, str] | None:
@@ -127,6 +281,9 @@ class TauBenchImporter:
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per result."""
         for record, obj in iter_records(path, ctx, imsg("tau_shape")):
+            if _is_tau2(obj):
+                yield from tau2_runs(obj, record, ctx)
+                continue
             t = ctx.guarded(record, to_trajectory, obj, record, ctx)
             if t is not None:
                 yield t
