@@ -287,6 +287,10 @@ class JobRunner(QObject):
         if len(self.jobs) == 1:
             self.busyChanged.emit(True)
         self.jobsChanged.emit()
+        # a job the user started never waits in the queue behind long background jobs
+        # (the pool's default size is the core count, 2 on a small laptop)
+        if self.pool.activeThreadCount() >= self.pool.maxThreadCount():
+            self.pool.setMaxThreadCount(self.pool.activeThreadCount() + 1)
         self.pool.start(job)
         return job
 

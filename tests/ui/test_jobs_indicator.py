@@ -136,3 +136,38 @@ def test_event_text_names_run_step_and_eta(app):
     assert format_eta(7260) == "about 2 h 1 min left"
     cand = ProgressEvent("judge_candidates", 0, 1, "r", candidates=(4, 9), eta_seconds=None)
     assert describe_event(cand) == "judge: comparing steps 4, 9"  # a one-run job's title names the run
+
+
+def test_a_new_job_does_not_wait_behind_jobs_that_fill_the_pool(app, qtbot):  # type: ignore[no-untyped-def]
+    import threading
+
+    from ui.workers import Job, JobRunner
+
+    release = threading.Event()
+
+    class Blocker(Job):
+        kind = "block"
+
+        def work(self) -> object:
+            release.wait(30)
+            return "blocked"
+
+    class Quick(Job):
+        kind = "quick"
+
+        def work(self) -> object:
+            return "quick"
+
+    runner = JobRunner()
+    before = runner.pool.maxThreadCount()
+    try:
+        blockers = [runner.start(Blocker()) for _ in range(runner.pool.maxThreadCount())]
+        qtbot.waitUntil(lambda: runner.pool.activeThreadCount() >= len(blockers), timeout=5000)
+        quick = Quick()
+        with qtbot.waitSignal(quick.signals.finished, timeout=10_000) as got:
+            runner.start(quick)
+        assert got.args == ["quick"] and not release.is_set()  # the blockers still hold their threads
+    finally:
+        release.set()
+        assert runner.wait(10_000)
+        runner.pool.setMaxThreadCount(before)

@@ -336,7 +336,12 @@ class ExportDialog(QDialog):
         self.progress.setRange(0, 0)
         self.progress.show()
         self.job = job
-        QThreadPool.globalInstance().start(job)
+        job.title = self.tr("Exporting to {folder}").format(folder=req.out_dir.name or str(req.out_dir))
+        runner = getattr(self.parent(), "jobs", None)
+        if runner is not None:  # listed (and cancellable) in the window's jobs indicator
+            runner.start(job)
+        else:
+            QThreadPool.globalInstance().start(job)
         return job
 
     def _on_failed(self, msg: str, details: str) -> None:

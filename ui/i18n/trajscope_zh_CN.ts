@@ -654,6 +654,10 @@
         <translation>请选择一个文件夹。</translation>
     </message>
     <message>
+        <source>Exporting to {folder}</source>
+        <translation>正在导出到 {folder}</translation>
+    </message>
+    <message>
         <source>Export failed: {msg}</source>
         <translation>导出失败：{msg}</translation>
     </message>

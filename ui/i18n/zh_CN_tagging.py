@@ -70,6 +70,7 @@ TRANSLATIONS: dict[str, str] = {
     "Export CSV/Parquet tables and the annotated HTML, PDF and Markdown report": "导出 CSV/Parquet 表格以及带标注的 HTML、PDF 和 Markdown 报告",
     "Export annotations": "导出标注",
     "Export failed: {msg}": "导出失败：{msg}",
+    "Exporting to {folder}": "正在导出到 {folder}",
     "Export into folder": "导出到文件夹",
     "Export report and tables": "导出报告和表格",
     "Export": "导出",
