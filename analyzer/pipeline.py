@@ -12,7 +12,7 @@ anything looks at it. It may know the run's outcome.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -38,6 +38,7 @@ from analyzer.jobs import (
     ProgressEvent,
     no_progress,
 )
+from analyzer.messages import Message
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.plugin_host.registry import PluginHost, default_host
 from analyzer.schema.findings import Finding
@@ -176,6 +177,16 @@ JudgeState = _JudgeState
 """The judge shared by the runs one process analyses (public name for other engines)."""
 
 
+def outcome_note(findings: Sequence[Finding], trajectory: Trajectory) -> Message:
+    """The rationale's note for a run whose outcome the file does not record.
+
+    The attribution then says where the run most likely went wrong *if* it failed; the note
+    says so, and says when nothing in the run (no finding, no error output) shows a failure.
+    """
+    evidence = any(f.status != "rejected" for f in findings) or any(s.is_error for s in trajectory.steps)
+    return Message("outcome_unknown" if evidence else "outcome_unknown_no_evidence")
+
+
 def _p_failure(trajectory: Trajectory, findings: Sequence[Finding]) -> float:
     if trajectory.outcome == Outcome.FAILURE:
         return 1.0
@@ -247,6 +258,10 @@ def analyze_run(
         att = attribute(traj, logits, findings, sig.features, judge_p, ranker.params.judge_weight,
                         agent_temperature=ranker.params.agent_temperature,
                         actor_weight=ranker.params.actor_weight)
+        if traj.outcome != Outcome.FAILURE and att.decisive_step is not None and att.explanation is not None:
+            hedge = outcome_note(findings, traj)
+            att.explanation = replace(att.explanation, tail=(*att.explanation.tail, hedge))
+            att.rationale = att.explanation.render()
         strongest = max((f.score for f in findings if f.step == att.decisive_step), default=0.0)
         ask = opts.judge_classify == "always" or (opts.judge_classify == "weak" and strongest < STRONG_FINDING)
         if judge.judge is not None and att.decisive_step is not None and ask:

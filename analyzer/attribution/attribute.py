@@ -20,6 +20,7 @@ import numpy as np
 from analyzer.attribution.features import FEATURE_NAMES, acts
 from analyzer.attribution.ranker import softmax
 from analyzer.attribution.rationale import Rationale, explain, ranking_tail, simple
+from analyzer.detection.text import is_decision
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
 from analyzer.taxonomy import CATEGORY_IDS, Category
@@ -53,7 +54,8 @@ class Attribution:
     Attributes:
         candidates: All steps, best first.
         probs: Final per-step probability (step order).
-        decisive_step: Best candidate (None for an empty run).
+        decisive_step: Best candidate (None for a run without steps or without any agent
+            decision: a run of only the task, context and tool output blames no step).
         decisive_agent: Responsible agent: the agent with the largest probability mass (see
             :func:`agent_mass`); the agent of the decisive step unless the mass is spread.
         category: Taxonomy id of the failure.
@@ -221,9 +223,9 @@ def attribute(
             :func:`responsible_agent`).
     """
     steps = trajectory.steps
-    if not steps:
-        return Attribution([], np.zeros(0), None, None, None, None, simple("run_no_steps").render(),
-                           explanation=simple("run_no_steps"))
+    if not steps or not any(is_decision(s) for s in steps):
+        why = simple("run_no_steps" if not steps else "run_no_agent_steps")
+        return Attribution([], np.zeros(len(steps)), None, None, None, None, why.render(), explanation=why)
     final = combine_with_judge(logits, judge_p or {}, judge_weight)
     probs = softmax(final)
     order = sorted(range(len(steps)), key=lambda k: (-probs[k], k))

@@ -111,9 +111,14 @@ RATIONALE_MESSAGES: dict[str, str] = {
     "agent_actor": "responsible agent {agent}, which made {share} of the run's actions",
     "judge_reranked": "judge re-ranked the top {n}",
     "judge_category": "category from the judge",
+    # runs whose outcome the file does not record
+    "outcome_unknown": "outcome not recorded: the likeliest decisive step if the run failed",
+    "outcome_unknown_no_evidence": "outcome not recorded and nothing in the run shows a failure: the likeliest "
+                                   "decisive step only if it failed",
     # runs without a decisive step
     "run_succeeded": "run succeeded",
     "run_no_steps": "run has no steps",
+    "run_no_agent_steps": "run has no agent step (only the task, context or tool output)",
 }
 """Message id -> English template. ``ui/views/rationale_html.py`` marks the same templates
 for translation (a test keeps the two lists equal)."""

@@ -74,7 +74,10 @@ RATIONALE: dict[str, str] = {
     "judge_reranked": "评审模型重新排序了前 {n} 个候选",
     "judge_category": "类别来自评审模型",
     "run_succeeded": "运行成功",
+    "outcome_unknown": "结果未记录：若运行失败，这是最可能的决定性步骤",
+    "outcome_unknown_no_evidence": "结果未记录，且运行中没有任何失败迹象：仅当运行失败时，这才是最可能的决定性步骤",
     "run_no_steps": "运行没有步骤",
+    "run_no_agent_steps": "运行没有智能体步骤（只有任务、上下文或工具输出）",
 }
 """Rationale message id -> template."""
 

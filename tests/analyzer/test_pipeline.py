@@ -203,6 +203,38 @@ def test_unknown_outcome_gets_candidates_and_an_empty_run_does_not_crash() -> No
     assert erow["decisive_step"] is None and erow["rationale"] == "run has no steps"
 
 
+def test_an_unknown_outcome_is_said_and_a_run_without_agent_steps_blames_no_step() -> None:
+    evidence = Trajectory(id="u1", task="Fix the bug", outcome=Outcome.UNKNOWN, steps=[
+        Step(index=0, role=Role.USER, kind=StepKind.USER, text="Fix the bug"),
+        Step(index=1, kind=StepKind.TOOL_CALL, tool_name="bash", tool_args='{"cmd": "pytest"}'),
+        Step(index=2, role=Role.TOOL, kind=StepKind.OBSERVATION, text="TimeoutError: timed out", is_error=True),
+    ])
+    quiet = Trajectory(id="u2", task="Say hello", outcome=Outcome.UNKNOWN, steps=[
+        Step(index=0, role=Role.USER, kind=StepKind.USER, text="Say hello"),
+        Step(index=1, kind=StepKind.MESSAGE, text="Hello! How can I help you today?"),
+    ])
+    failed = Trajectory(id="f1", task="Fix the bug", outcome=Outcome.FAILURE, steps=evidence.steps)
+    context_only = Trajectory(id="c1", task="Refactor", outcome=Outcome.FAILURE, steps=[
+        Step(index=0, role=Role.SYSTEM, kind=StepKind.SYSTEM, text="# AGENTS.md instructions"),
+        Step(index=1, role=Role.USER, kind=StepKind.USER, text="Refactor the parser"),
+    ])
+    runs = [evidence, quiet, failed, context_only]
+    res = analyze(traces_frame(runs), steps_frame(runs))
+    row = {r["trace_id"]: r for r in res.runs.iter_rows(named=True)}
+    assert row["u1"]["decisive_step"] is not None
+    assert "(" in row["u1"]["rationale"] and "outcome not recorded: the likeliest decisive step if the run failed" \
+        in row["u1"]["rationale"]
+    assert "nothing in the run shows a failure" in row["u2"]["rationale"]
+    assert "outcome not recorded" not in row["f1"]["rationale"]  # a recorded failure needs no hedge
+    c1 = row["c1"]
+    assert c1["decisive_step"] is None and c1["category"] is None
+    assert c1["rationale"] == "run has no agent step (only the task, context or tool output)"
+    # the note is a message like the others: the Chinese rationale has it too
+    from analyzer.locales import rationale_text
+
+    assert "结果未记录" in rationale_text(row["u2"]["rationale_json"], row["u2"]["rationale"], "zh_CN")
+
+
 def test_default_host_declares_every_detector_module() -> None:
     for spec in default_host().detectors():
         assert spec.callable.startswith("plugins.detectors.")

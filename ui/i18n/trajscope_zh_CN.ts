@@ -2474,8 +2474,20 @@ Empty: back to the rule's suggestion.</source>
         <translation>运行成功</translation>
     </message>
     <message>
+        <source>outcome not recorded: the likeliest decisive step if the run failed</source>
+        <translation>结果未记录：若运行失败，这是最可能的决定性步骤</translation>
+    </message>
+    <message>
+        <source>outcome not recorded and nothing in the run shows a failure: the likeliest decisive step only if it failed</source>
+        <translation>结果未记录，且运行中没有任何失败迹象：仅当运行失败时，这才是最可能的决定性步骤</translation>
+    </message>
+    <message>
         <source>run has no steps</source>
         <translation>运行没有步骤</translation>
+    </message>
+    <message>
+        <source>run has no agent step (only the task, context or tool output)</source>
+        <translation>运行没有智能体步骤（只有任务、上下文或工具输出）</translation>
     </message>
     <message>
         <source>step {n}</source>

@@ -70,7 +70,10 @@ TEMPLATES: dict[str, str] = {
     "judge_reranked": QT_TRANSLATE_NOOP("Rationale", "judge re-ranked the top {n}"),
     "judge_category": QT_TRANSLATE_NOOP("Rationale", "category from the judge"),
     "run_succeeded": QT_TRANSLATE_NOOP("Rationale", "run succeeded"),
+    "outcome_unknown": QT_TRANSLATE_NOOP("Rationale", "outcome not recorded: the likeliest decisive step if the run failed"),
+    "outcome_unknown_no_evidence": QT_TRANSLATE_NOOP("Rationale", "outcome not recorded and nothing in the run shows a failure: the likeliest decisive step only if it failed"),
     "run_no_steps": QT_TRANSLATE_NOOP("Rationale", "run has no steps"),
+    "run_no_agent_steps": QT_TRANSLATE_NOOP("Rationale", "run has no agent step (only the task, context or tool output)"),
 }
 """Message id -> English template, marked for translation (kept equal to
 ``analyzer.attribution.rationale.RATIONALE_MESSAGES`` by a test)."""
