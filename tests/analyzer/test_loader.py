@@ -310,8 +310,8 @@ def test_cache_dir_comes_from_environment(tmp_path: Path) -> None:
     assert ParsedCache().root.is_relative_to(tmp_path.parent)  # the session's temporary folder
 
 
-def test_second_load_hits_cache_and_source_file_follows_a_moved_file(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def _count_generic_reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The files the generic importer really parses from now on (a cache hit parses none)."""
     calls: list[Path] = []
     original = GenericImporter.read_frames
 
@@ -320,6 +320,12 @@ def test_second_load_hits_cache_and_source_file_follows_a_moved_file(tmp_path: P
         yield from original(self, path, ctx)
 
     monkeypatch.setattr(GenericImporter, "read_frames", counting)
+    return calls
+
+
+def test_second_load_hits_cache_and_source_file_follows_a_moved_file(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _count_generic_reads(monkeypatch)
     src = tmp_path / "a" / "runs.jsonl"
     src.parent.mkdir()
     # a good file with one bad line, so cached errors are checked too
@@ -369,14 +375,7 @@ def test_a_changed_importer_parses_the_file_again(tmp_path: Path, monkeypatch: p
     sys.modules.pop("stamp_probe_importer", None)
 
     # and the loader keys the cache on it: the same file under a new stamp is read again
-    calls: list[Path] = []
-    original = GenericImporter.read_frames
-
-    def counting(self: GenericImporter, path: Path, ctx: ImportContext):  # type: ignore[no-untyped-def]
-        calls.append(path)
-        yield from original(self, path, ctx)
-
-    monkeypatch.setattr(GenericImporter, "read_frames", counting)
+    calls = _count_generic_reads(monkeypatch)
     cache = ParsedCache(tmp_path / "cache")
     host = _builtin_host()
     load([GOOD / "ops_runs.jsonl"], host=host, cache=cache)
