@@ -241,7 +241,8 @@ def tau2_runs(doc: Mapping[str, Any], record: str, ctx: ImportContext) -> Iterat
         return
     info = _mapping(doc.get("info"))
     tasks: dict[str, Mapping[str, Any]] = {}
-    for t in doc.get("tasks") or []:
+    raw_tasks = doc.get("tasks")
+    for t in raw_tasks if isinstance(raw_tasks, list) else []:  # a damaged task list costs the task texts only
         if isinstance(t, Mapping) and t.get("id") is not None:
             tasks[str(t["id"])] = t
     prefix = "" if record == "$" else f"{record} "
