@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import polars as pl
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,13 +21,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_traces" / "adp"
 STD = SAMPLES / "sample_std.json"
 LINES = SAMPLES / "trajectories.jsonl"
-
-
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
 
 
 def test_samples_load_with_exact_counts(host: PluginHost) -> None:

@@ -21,13 +21,6 @@ DRIFT = SAMPLES / "sales-summary__7Kq2mXa" / "agent" / "trajectory.json"
 HALLU = SAMPLES / "fix-health-endpoint__Rt4pZ9c" / "agent" / "trajectory.json"
 
 
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
-
-
 def _runs(res: LoadResult) -> list[Trajectory]:
     return trajectories_from_frames(res.traces, res.steps)
 

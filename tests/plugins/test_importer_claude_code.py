@@ -18,13 +18,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SESSION = "5f0c1e2a-7b8d-4c3e-9a10-2b3c4d5e6f70"
 
 
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
-
-
 def _ev(n: int, kind: str, message: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
     ev: dict[str, Any] = {"parentUuid": f"u{n - 1}" if n else None, "isSidechain": False, "userType": "external",
                           "cwd": "/home/dev/cachelib", "sessionId": SESSION, "version": "1.0.98", "gitBranch": "main",

@@ -10,7 +10,6 @@ import shutil
 from pathlib import Path
 
 import polars as pl
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,13 +23,6 @@ ROOT = Path(__file__).resolve().parents[2]
 JOB = ROOT / "sample_traces" / "harbor" / "2026-03-02__10-15-07"
 DEDUPE = JOB / "csv-dedupe__Hq3vT8m"
 PORT = JOB / "port-check__Zr81Kp2"
-
-
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
 
 
 def test_job_folder_loads_two_trials(host: PluginHost) -> None:

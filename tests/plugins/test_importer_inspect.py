@@ -42,13 +42,6 @@ EXPECTED = {
 
 
 @pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
-
-
-@pytest.fixture(scope="module")
 def loaded(host: PluginHost) -> Any:
     return load([SAMPLES], host=host)
 

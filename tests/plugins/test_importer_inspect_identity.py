@@ -23,13 +23,6 @@ MATH = ROOT / "sample_traces" / "inspect" / "math_deflate.eval"
 N = 3000
 
 
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
-
-
 def _write_eval(path: Path, header: dict[str, Any], sample: dict[str, Any], epochs: range) -> None:
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("header.json", json.dumps(header))

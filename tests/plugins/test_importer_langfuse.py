@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-import pytest
 from _span_fuzz import corrupt_bytes, dumps, fresh_path, mutate, run_importer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -21,13 +20,6 @@ ROOT = Path(__file__).resolve().parents[2]
 DIR = ROOT / "sample_traces" / "langfuse"
 EXPORT = DIR / "traces_export.json"
 API = DIR / "trace_api_flaky_test.json"
-
-
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
 
 
 def _steps(res: Any, native_id: str) -> pl.DataFrame:

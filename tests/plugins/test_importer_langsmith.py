@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from _span_fuzz import corrupt_bytes, dumps, fresh_path, mutate, run_importer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,13 +18,6 @@ ROOT = Path(__file__).resolve().parents[2]
 DIR = ROOT / "sample_traces" / "langsmith"
 NESTED = DIR / "fx_report_run.json"
 FLAT = DIR / "runs.jsonl"
-
-
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
 
 
 def _run_ids(run: dict) -> set[str]:  # type: ignore[type-arg]

@@ -6,7 +6,6 @@ import base64
 import json
 from pathlib import Path
 
-import pytest
 from _span_fuzz import corrupt_bytes, dumps, fresh_path, mutate, run_importer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,13 +19,6 @@ ROOT = Path(__file__).resolve().parents[2]
 DIR = ROOT / "sample_traces" / "mlflow"
 V3 = DIR / "fx_report_trace.json"
 V2 = DIR / "flaky_test_trace_v2.json"
-
-
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
 
 
 def test_samples_are_claimed_and_load_exactly(host: PluginHost) -> None:

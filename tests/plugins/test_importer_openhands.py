@@ -22,13 +22,6 @@ OUTPUT = SAMPLES / "output.jsonl"
 TRAJECTORY = SAMPLES / "trajectory.json"
 
 
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
-
-
 def _runs(res: LoadResult) -> list[Trajectory]:
     return trajectories_from_frames(res.traces, res.steps)
 

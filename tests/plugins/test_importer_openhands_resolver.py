@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import polars as pl
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,13 +20,6 @@ from tests.plugins.importer_fuzz import assert_no_catch_all, damage_bytes, read_
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "sample_traces" / "openhands_resolver" / "output.jsonl"
-
-
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
 
 
 def test_sample_loads_with_exact_counts(host: PluginHost) -> None:

@@ -26,13 +26,6 @@ SUPPORT = OTEL / "support_refund_openinference.jsonl"
 TRAIL = OTEL / "gaia_ratelimit_trail.json"
 
 
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
-
-
 def _one(result: Any) -> tuple[dict[str, Any], pl.DataFrame]:
     assert result.traces.height == 1, result.errors
     row = result.traces.row(0, named=True)

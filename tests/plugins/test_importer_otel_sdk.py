@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from _span_fuzz import corrupt_bytes, dumps, fresh_path, mutate, run_importer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,13 +22,6 @@ CONSOLE = DIR / "console_exporter_fx_report.json"
 LINES = DIR / "flaky_test_spans.jsonl"
 DOC = DIR / "slug_spans.json"
 ANY_AGENT = DIR / "any_agent_openai_trace.json"
-
-
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
 
 
 def _console_objects() -> list[dict]:  # type: ignore[type-arg]

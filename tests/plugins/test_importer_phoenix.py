@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 from _span_fuzz import corrupt_bytes, dumps, fresh_path, mutate, run_importer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,13 +21,6 @@ ROOT = Path(__file__).resolve().parents[2]
 DIR = ROOT / "sample_traces" / "phoenix"
 ROWS = DIR / "spans.jsonl"
 PARQUET = DIR / "slug_spans.parquet"
-
-
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
 
 
 def test_samples_are_claimed_and_load_exactly(host: PluginHost) -> None:

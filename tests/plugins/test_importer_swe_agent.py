@@ -27,13 +27,6 @@ FALSE_SUCCESS = MINI / "humanbytes__humanbytes-214" / "humanbytes__humanbytes-21
 MINI_OK = MINI / "quickcsv__quickcsv-57" / "quickcsv__quickcsv-57.traj.json"
 
 
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
-
-
 def _runs(res: LoadResult) -> list[Trajectory]:
     return trajectories_from_frames(res.traces, res.steps)
 

@@ -19,13 +19,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_traces" / "tau_bench" / "retail_results.json"
 
 
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
-
-
 def _result(task_id: Any = 1, reward: Any = 1.0, traj: Any = None, **extra: Any) -> dict[str, Any]:
     if traj is None:
         traj = [

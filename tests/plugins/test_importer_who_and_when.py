@@ -36,13 +36,6 @@ def _dev_dir() -> Path:
     return SAMPLES
 
 
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
-
-
 def _record(history: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     rec: dict[str, Any] = {
         "is_correct": False, "question": "What is 2+2?", "question_ID": "q-1", "level": "1",

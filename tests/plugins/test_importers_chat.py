@@ -25,13 +25,6 @@ CHAT_SAMPLES = sorted((SAMPLES / "openai_chat").glob("*.json")) + sorted((SAMPLE
 DECISION_KINDS = {"thought", "action", "tool_call", "message"}
 
 
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
-
-
 def _write(tmp_path: Path, obj: Any, name: str = "run.json") -> Path:
     p = tmp_path / name
     p.write_text(json.dumps(obj), encoding="utf-8")

@@ -8,8 +8,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from analyzer.frames.build import trajectories_from_frames
 from analyzer.loading import load
 from analyzer.loading.loader import LoadResult, claim
@@ -18,13 +16,6 @@ from analyzer.schema.models import Trajectory
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "real_agents"
-
-
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
 
 
 def _load(path: Path, host: PluginHost) -> tuple[list[Trajectory], LoadResult]:

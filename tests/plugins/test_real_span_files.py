@@ -42,13 +42,6 @@ FRUIT_Q = "Name one fruit that ripens faster next to a banana."
 FRUIT_A = "An avocado ripens faster next to a banana, because the banana gives off ethylene gas."
 
 
-@pytest.fixture(scope="module")
-def host() -> PluginHost:
-    h = PluginHost()
-    h.register_manifest(ROOT / "plugins" / "trajscope.toml")
-    return h
-
-
 def _one(importer: Any, path: Path) -> Trajectory:
     trajs, ctx, failure = run_importer(importer, path)
     assert failure is None and ctx.errors == [], (failure, ctx.errors)
