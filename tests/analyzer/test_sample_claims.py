@@ -10,6 +10,7 @@ from analyzer.plugin_host.registry import default_host
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_traces"
 BY_FOLDER = {
+    "codex_cli": "codex_cli",
     "adp": "adp", "anthropic": "chat", "openai_chat": "chat", "atif": "atif", "harbor": "atif",
     "generic": "generic", "mini_swe_agent": "mini_swe_agent", "swe_agent": "swe_agent",
     "openhands": "openhands", "openhands_resolver": "openhands", "otel": "otel", "tau_bench": "tau_bench",

@@ -71,9 +71,8 @@ def test_export_every_format_from_the_ui_carries_the_analysts_labels(qtbot: Any,
         box.setChecked(True)
     job = dlg.start()
     assert job is not None
-    with qtbot.waitSignal(job.signals.finished, timeout=180_000):
-        pass
-    qtbot.waitUntil(lambda: dlg.outcome is not None, timeout=5000)
+    # the dialog's own slot records the outcome (a waitSignal set up after start() can miss a fast job)
+    qtbot.waitUntil(lambda: dlg.outcome is not None, timeout=180_000)
     assert dlg.outcome.errors == [], dlg.outcome.errors
     names = {p.name for p in dlg.outcome.written}
     tables = ("traces", "steps", "findings", "models", "annotations")
@@ -134,9 +133,9 @@ def test_export_only_the_runs_the_table_shows(qtbot: Any, app: Any, tmp_path: Pa
     for fmt, box in dlg.checks.items():
         box.setChecked(fmt in ("csv", "md"))
     job = dlg.start()
-    with qtbot.waitSignal(job.signals.finished, timeout=60_000):
-        pass
-    qtbot.waitUntil(lambda: dlg.outcome is not None, timeout=5000)
+    assert job is not None
+    # the dialog's own slot records the outcome (a waitSignal set up after start() can miss a fast job)
+    qtbot.waitUntil(lambda: dlg.outcome is not None, timeout=60_000)
     assert dlg.outcome.errors == []
     runs = pl.read_csv(tmp_path / "subset" / "traces.csv", infer_schema=False)
     assert set(runs["trace_id"].to_list()) == shown
@@ -153,9 +152,9 @@ def test_export_problems_are_reported_in_the_dialog(qtbot: Any, app: Any, tmp_pa
     qtbot.addWidget(dlg)
     dlg.folder.setText(str(blocker))
     job = dlg.start()
-    with qtbot.waitSignal(job.signals.finished, timeout=60_000):
-        pass
-    qtbot.waitUntil(lambda: dlg.outcome is not None, timeout=5000)
+    assert job is not None
+    # the dialog's own slot records the outcome (a waitSignal set up after start() can miss a fast job)
+    qtbot.waitUntil(lambda: dlg.outcome is not None, timeout=60_000)
     assert dlg.outcome.written == [] and dlg.outcome.errors
     assert "not-a-folder" in dlg.result_box.toPlainText()
     assert dlg.export_btn.isEnabled()
