@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -104,13 +105,20 @@ def test_current_version_wins_and_old_versions_are_pruned(tmp_path: Path, sample
     ws.close()
 
 
-def test_analyze_with_workspace_reuses_current_results(tmp_path: Path, samples: LoadResult) -> None:
-    ws = Workspace(tmp_path / "ws.trajscope")
-    calls: list[int] = []
+def _counting_analyze(calls: list[int]) -> Callable[..., object]:
+    """The pipeline's ``analyze``, recording how many runs each call analysed."""
 
     def counting(traces: pl.DataFrame, steps: pl.DataFrame, **kw: object) -> object:
         calls.append(traces.height)
         return analyze(traces, steps, **kw)  # type: ignore[arg-type]
+
+    return counting
+
+
+def test_analyze_with_workspace_reuses_current_results(tmp_path: Path, samples: LoadResult) -> None:
+    ws = Workspace(tmp_path / "ws.trajscope")
+    calls: list[int] = []
+    counting = _counting_analyze(calls)
 
     first, n1 = analyze_with_workspace(samples.traces, samples.steps, ws, "v1", counting)
     assert n1 == samples.traces.height and calls == [samples.traces.height]
@@ -127,10 +135,7 @@ def test_analyze_with_workspace_reuses_current_results(tmp_path: Path, samples: 
 def test_a_run_parsed_into_other_steps_since_is_stale(tmp_path: Path, samples: LoadResult) -> None:
     ws = Workspace(tmp_path / "ws.trajscope")
     calls: list[int] = []
-
-    def counting(traces: pl.DataFrame, steps: pl.DataFrame, **kw: object) -> object:
-        calls.append(traces.height)
-        return analyze(traces, steps, **kw)  # type: ignore[arg-type]
+    counting = _counting_analyze(calls)
 
     analyze_with_workspace(samples.traces, samples.steps, ws, "v1", counting)
     tid = str(samples.traces["trace_id"][0])
