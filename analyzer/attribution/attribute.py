@@ -20,7 +20,7 @@ import numpy as np
 from analyzer.attribution.features import FEATURE_NAMES, acts
 from analyzer.attribution.ranker import softmax
 from analyzer.attribution.rationale import Rationale, explain, ranking_tail, simple
-from analyzer.detection.text import is_decision
+from analyzer.detection.text import agent_identity, is_decision
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
 from analyzer.taxonomy import CATEGORY_IDS, Category
@@ -106,7 +106,7 @@ def actor_share(steps: Sequence[Step]) -> dict[str, float]:
     counts: dict[str, int] = {}
     for s in steps:
         if acts(s):
-            a = s.agent or str(s.role)
+            a = agent_identity(s)
             counts[a] = counts.get(a, 0) + 1
     total = sum(counts.values())
     return {a: c / total for a, c in counts.items()} if total else {}
@@ -232,7 +232,7 @@ def attribute(
     cands = [Candidate(step=k, agent=steps[k].agent or str(steps[k].role), probability=float(probs[k]),
                        ranker_logit=float(logits[k]), judge_p=(judge_p or {}).get(k)) for k in order]
     best = cands[0]
-    agents = [s.agent or str(s.role) for s in steps]
+    agents = [agent_identity(s) for s in steps]
     share = agent_mass(agents, final, agent_temperature)
     by_mass = responsible_agent(agents, final, agent_temperature)
     actors = actor_share(steps) if actor_weight else {}
@@ -241,7 +241,7 @@ def attribute(
     runner = cands[1] if len(cands) > 1 else None
     explanation = explain(trajectory, best.step, category, findings, ranking_tail(
         best.probability, runner.step if runner else None, runner.probability if runner else None,
-        agent=agent if agent != best.agent else None, agent_share=share.get(agent),
+        agent=agent if agent != agents[best.step] else None, agent_share=share.get(agent),
         actor_share=actors.get(agent) if agent != by_mass else None,
         judge_reranked=len(judge_p or {})))
     return Attribution(

@@ -21,6 +21,7 @@ from analyzer.detection.text import (
     REVISION_RE,
     VERIFY_RE,
     WORKAROUND_RE,
+    agent_identity,
     briefing_steps,
     code_blocks,
     entities,
@@ -132,7 +133,7 @@ def role_features(trajectory: Trajectory, step_embeddings: np.ndarray | None = N
     brief = briefing_steps(steps, trajectory.task)
     dec = np.array([is_decision(s) for s in steps])
     order = [s.index for s in steps if dec[s.index] and s.index not in brief]
-    agents = [s.agent or str(s.role) for s in steps]
+    agents = [agent_identity(s) for s in steps]
     acting = [acts(s) for s in steps]
     n_act: dict[str, int] = {}
     n_dec: dict[str, int] = {}
@@ -244,7 +245,7 @@ def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
             row[col["decision_ordinal_log"]] = math.log1p(ordinal)
             ordinal += 1
         if dec:
-            agent = s.agent or str(s.role)
+            agent = agent_identity(s)
             row[col["agent_first_turn"]] = float(agent not in agents_seen)
             row[col["same_agent_as_prev"]] = float(prev_decision_agent == agent)
             agents_seen.add(agent)

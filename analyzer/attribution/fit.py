@@ -40,6 +40,7 @@ from analyzer.attribution.ranker import (
     detector_evidence,
     evidence_offset,
 )
+from analyzer.detection.text import agent_identity
 from analyzer.evaluation.scoring import Gold, Prediction, Scores, score
 from analyzer.jobs import Progress, no_progress
 
@@ -106,7 +107,7 @@ def collect_runs(paths: Sequence[str | Path], *, embedder: Any = None, progress:
         if keep is not None:
             keep(bt)
         out.append(TrainingRun(t.id, Path(t.source_file).name, sig.features,
-                               [s.agent or str(s.role) for s in t.steps], g, t.gold_decisive_agent))
+                               [agent_identity(s) for s in t.steps], g, t.gold_decisive_agent))
     return out
 
 

@@ -242,6 +242,21 @@ def entities(text: str) -> set[str]:
     return out | significant_numbers(text)
 
 
+_CHANNEL_RE = re.compile(r"\s*\((?!\s*#?\d+\s*\))[^()]*\)\s*$")
+
+
+def agent_identity(step: Step) -> str:
+    """The agent behind a step, without a channel suffix.
+
+    Some systems name one agent's kinds of message apart: Magentic-One writes ``Orchestrator
+    (thought)``, ``Orchestrator (-> WebSurfer)`` and ``Orchestrator (termination condition)``
+    for its orchestrator. Role inference counts them as one agent, ``Orchestrator``. A numbered
+    suffix (``Coder (2)``) names another agent and is kept.
+    """
+    name = step.agent or str(step.role)
+    return _CHANNEL_RE.sub("", name) or name
+
+
 def is_decision(step: Step) -> bool:
     """True for agent decisions (thought, action, tool call, message)."""
     return step.kind in AGENT_DECISION_KINDS

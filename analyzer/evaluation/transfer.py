@@ -23,6 +23,7 @@ import numpy as np
 
 from analyzer.attribution.attribute import attribute
 from analyzer.attribution.ranker import Ranker, RankerParams
+from analyzer.detection.text import agent_identity
 from analyzer.evaluation.baselines import baseline_predictions
 from analyzer.evaluation.datasets import LabelledSet
 from analyzer.evaluation.scoring import Gold, Prediction, Scores, score, wilson
@@ -103,7 +104,7 @@ def prepare_set(ls: LabelledSet, *, embedder: Any = None, progress: Progress = n
         step = g.step if g is not None else None
         if step is not None and not 0 <= step < len(t.steps):
             step = None
-        runs.append(EvalRun(key, bt, list(sig.findings), sig.features, [s.agent or str(s.role) for s in t.steps],
+        runs.append(EvalRun(key, bt, list(sig.findings), sig.features, [agent_identity(s) for s in t.steps],
                             step, g.agent if g is not None else None, ls.categories.get(key)))
     progress(len(trajs), len(trajs), "prepared")
     return PreparedSet(ls.name, runs, ls.golds, ls.multi_agent, bool(ls.categories), blinded)

@@ -8,7 +8,8 @@ Each ``history`` entry becomes exactly one :class:`Step` whose ``index`` equals 
 entry's position in ``history`` (the gold ``mistake_step`` refers to it). The agent is the
 entry's ``name`` when present (Algorithm-Generated subset), else its ``role`` (Hand-Crafted
 subset, where ``role`` holds the agent name). Code-execution output is recognised by the
-shape of its content (``exitcode: N ...`` or the executor's "There is no code ..." reply),
+shape of its content (AG2's ``exitcode: N ...``, AutoGen 0.4 / Magentic-One's "The script ran
+..., exit code: N", or an executor's "There is no code ..." / "No code block detected ..." reply),
 never by agent name, and becomes an ``observation`` step with role ``tool``.
 """
 
@@ -30,7 +31,14 @@ from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 
 _EXIT_RE = re.compile(r"\A\s*exit\s*code\s*:\s*(-?\d+)", re.IGNORECASE)
-_NO_CODE_RE = re.compile(r"\A\s*There is no code from the last \d+ messages? for me to execute", re.IGNORECASE)
+# AutoGen 0.4 / Magentic-One executors: "The script ran, then exited with an error (POSIX exit
+# code: 1)", "... with Unix exit code: 1", "The script ran but produced no output to console.
+# The POSIX exit code was: 0." (the exit code is on the first line).
+_SCRIPT_RAN_RE = re.compile(r"\A\s*The script ran\b[^\n]*?exit code(?: was)?\s*:\s*(-?\d+)", re.IGNORECASE)
+_NO_CODE_RE = re.compile(
+    r"\A\s*(?:There is no code from the last \d+ messages? for me to execute"
+    r"|No code blocks? (?:detected|found) in the (?:messages|content|thread)"
+    r"|The code block was not confirmed by the user and so was not run)", re.IGNORECASE)
 _TRACEBACK = "Traceback (most recent call last)"
 _EXC_LINE_RE = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit))\b[:]?(.*)$")
 _LABEL_KEYS = (b'"mistake_agent"', b'"question_ID"', b'"is_correct"', b'"mistake_step"')
@@ -48,8 +56,12 @@ _USER_ROLES = frozenset({"user", "human"})
 
 
 def exit_code_of(text: str) -> int | None:
-    """Exit code of a code-execution output (``exitcode: 1 (execution failed)``), or None."""
-    m = _EXIT_RE.match(text)
+    """Exit code of a code-execution output, or None.
+
+    AG2 writes ``exitcode: 1 (execution failed)``; AutoGen 0.4 and Magentic-One write ``The
+    script ran, then exited with an error (POSIX exit code: 1)`` (or ``Unix exit code: 1``).
+    """
+    m = _EXIT_RE.match(text) or _SCRIPT_RAN_RE.match(text)
     return int(m.group(1)) if m else None
 
 

@@ -276,3 +276,29 @@ def test_top_actor_first_turn_is_set_only_when_several_agents_decide() -> None:
     alone = role_features(run(["Coder", "Coder", "Coder"]))
     assert not alone["top_actor_first_turn"].any()  # one agent: its first turn is just the first decision
     assert list(alone["top_actor_second_turn"]) == [0.0, 1.0, 0.0]
+
+
+def test_one_agents_channels_are_one_agent_in_role_inference() -> None:
+    from analyzer.attribution.features import role_features
+
+    code = "```python\nprint(1)\n```"
+    names = ["Orchestrator (thought)", "Orchestrator (-> Coder)", "Coder", "Orchestrator (thought)",
+             "Orchestrator (-> Coder)", "Coder (2)"]
+    steps = [Step(index=i, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent=a,
+                  text=f"try {code}" if a.startswith("Orchestrator") else "I ran it.")
+             for i, a in enumerate(names)]
+    t = Trajectory(id="m1", task="Find the population of Paris.", outcome=Outcome.FAILURE, steps=steps)
+    x = step_features(t)
+    # one agent: only the first Orchestrator message is a first turn; "Coder (2)" is another agent
+    assert list(x[:, COL["agent_first_turn"]]) == [1.0, 0.0, 1.0, 0.0, 0.0, 1.0]
+    roles = role_features(t)
+    assert list(roles["top_actor_first_turn"]) == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    assert list(roles["top_actor_second_turn"]) == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+    assert actor_share(t.steps) == {"Orchestrator": 1.0}
+    att = attribute(t, np.log(np.array([0.1, 0.1, 0.5, 0.1, 0.1, 0.1])), actor_weight=8.0)
+    assert att.decisive_step == 2 and att.decisive_agent == "Orchestrator"
+    assert "responsible agent Orchestrator, which made 100% of the run's actions" in att.rationale
+    # the step's own agent is shown as written
+    assert att.candidates[0].agent == "Coder"
+    same = attribute(t, np.log(np.array([0.5, 0.1, 0.1, 0.1, 0.1, 0.1])), actor_weight=8.0)
+    assert same.decisive_agent == "Orchestrator" and "responsible agent" not in same.rationale

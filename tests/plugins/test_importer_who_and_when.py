@@ -140,6 +140,49 @@ def test_role_convention_uses_role_as_agent(tmp_path: Path, host: PluginHost) ->
     assert trace["outcome"] == "failure"
 
 
+@pytest.mark.parametrize(("text", "code", "failed"), [
+    # Magentic-One's ComputerTerminal (autogen 0.4 preview) and AutoGen 0.4's CodeExecutorAgent
+    ("The script ran, then exited with Unix exit code: 0\nIts output was:\n2161000", 0, False),
+    ("The script ran, then exited with Unix exit code: 1\nIts output was:\nTraceback (most recent call last):\n"
+     "  File \"tmp.py\", line 1, in <module>\nKeyError: 'flow'", 1, True),
+    ("The script ran, then exited with an error (POSIX exit code: 2)\nIts output was:\nno such file", 2, True),
+    ("The script ran but produced no output to console. The POSIX exit code was: 0. If you were expecting "
+     "output, consider revising the script to ensure content is printed to stdout.", 0, False),
+    ("No code block detected in the messages. Please provide a markdown-encoded code block to execute for "
+     "the original task.", None, False),
+    ("No code blocks found in the thread. Please provide at least one markdown-encoded code block to execute "
+     "(i.e., quoting code in ```python or ```sh code blocks).", None, False),
+    ("The code block was not confirmed by the user and so was not run.", None, False),
+])
+def test_autogen_executor_replies_are_tool_output(tmp_path: Path, host: PluginHost, text: str, code: int | None,
+                                                  failed: bool) -> None:
+    history = [
+        {"content": "Find the population of Paris.", "role": "human"},
+        {"content": "```python\nprint(2161000)\n```", "role": "Assistant"},
+        {"content": text, "role": "ComputerTerminal"},
+    ]
+    p = tmp_path / "m1.json"
+    p.write_text(json.dumps(_record(history, mistake_agent="Assistant", mistake_step=1, is_correct="False")))
+    result = load([p], host=host)
+    assert result.errors == []
+    row = result.steps.sort("step").to_dicts()[2]
+    assert (row["role"], row["kind"], row["is_error"]) == ("tool", "observation", failed)
+    assert row["agent"] == "ComputerTerminal"
+    if failed:
+        assert row["error_text"] in ("KeyError: 'flow'", "exit code 2")
+
+
+def test_a_message_quoting_an_executor_reply_stays_a_message(tmp_path: Path, host: PluginHost) -> None:
+    history = [
+        {"content": "Find the population of Paris.", "role": "human"},
+        {"content": "The terminal said: The script ran, then exited with Unix exit code: 1", "role": "Assistant"},
+    ]
+    p = tmp_path / "quote.json"
+    p.write_text(json.dumps(_record(history, mistake_agent="Assistant", mistake_step=1, is_correct="False")))
+    row = load([p], host=host).steps.sort("step").to_dicts()[1]
+    assert (row["role"], row["kind"]) == ("assistant", "message")
+
+
 def test_jsonl_one_record_per_line_with_bad_lines(tmp_path: Path, host: PluginHost) -> None:
     good1 = _record(_HISTORY)
     good2 = _record(_HISTORY[:3], question_ID="q-2", question="Another question?", mistake_step="2")
