@@ -46,7 +46,8 @@ DONE_RE = re.compile(
     r"\bwe (?:have|'ve) (?:completed|solved|finished|resolved)\b|\bsubmit(?:ted|ting)?\b|"
     r"\ball (?:tests|checks) pass(?:ed)?\b|\bissue (?:is )?(?:now )?(?:fixed|resolved)\b|"
     r"\bconclude the (?:task|conversation)\b|\bend the conversation\b|"
-    r"\b(?:is|are|has been|have been) (?:now )?(?:fixed|resolved|complete|completed|done|working)\b|"
+    r"\b(?:is|are|has been|have been) (?:now )?(?:fixed|resolved|complete|completed|done|"
+    r"working\b(?!\s+(?:on|to|towards|toward|through|with|in|at|hard)\b))\b|"
     r"\b(?:all )?(?:\d+ )?tests? (?:now )?pass(?:ed|es)?\b|\bfix is (?:complete|in place|done)\b)",
     re.IGNORECASE,
 )
@@ -323,6 +324,28 @@ def quote(text: str, limit: int = 200) -> str:
     """Short single-line quote of a text."""
     t = _WS_RE.sub(" ", text).strip()
     return t if len(t) <= limit else t[: limit - 1] + "…"
+
+
+_HEADING_PREFIX_RE = re.compile(r"^[\s#>*_\-]*(?:\(?\d+[.)]|[A-Z][.)])?\s*")
+
+
+def strip_headings(text: str) -> str:
+    """``text`` without its capitalised heading lines, such as Magentic-One's ``1. GIVEN OR VERIFIED FACTS``.
+
+    A heading names a section and claims nothing, so claim detectors read the text without
+    them. A heading line has no lower-case letter, at least four letters and at most 60
+    characters once its numbering and markdown are removed.
+    """
+    if not any(c.isupper() for c in text[:20000]):
+        return text
+    kept = []
+    for line in text.splitlines():
+        body = _HEADING_PREFIX_RE.sub("", line).strip().rstrip(":").strip("*_ ")
+        letters = [c for c in body if c.isalpha()]
+        if len(letters) >= 4 and len(body) <= 60 and all(c.isupper() for c in letters):
+            continue
+        kept.append(line)
+    return "\n".join(kept)
 
 
 def match_quote(text: str, pattern: re.Pattern[str], limit: int = 160) -> str:

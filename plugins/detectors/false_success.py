@@ -19,6 +19,7 @@ from analyzer.detection.text import (
     is_termination_only,
     match_quote,
     strip_code,
+    strip_headings,
 )
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
@@ -34,6 +35,12 @@ def _claim_text(s: Step) -> str:
     if s.tool_name and s.tool_args:  # e.g. submit/answer tools carry the claim in their arguments
         text = f"{text}\n{s.tool_args[:4000]}"
     return text
+
+
+def _quote(prose: str) -> str:
+    """The verification claim's quote, else the completion claim's."""
+    body = strip_headings(prose)
+    return match_quote(body, VERIFY_RE) if VERIFY_RE.search(body) else match_quote(prose, DONE_RE)
 
 
 def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
@@ -52,25 +59,23 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
         if not is_decision(s):
             continue
         prose = _claim_text(s)
-        if (VERIFY_RE.search(prose) and not is_termination_only(prose)) or (DONE_RE.search(prose) and not is_termination_only(prose)):
+        # a capitalised heading ("1. GIVEN OR VERIFIED FACTS") is not a claim
+        claims_it = VERIFY_RE.search(strip_headings(prose)) or DONE_RE.search(prose)
+        if claims_it and not is_termination_only(prose):
             claims.append(s)
         elif is_termination_only(prose) or (s.tool_name and _FINISH_TOOL_RE.search(s.tool_name)):
             terminations.append(s)
     out: list[Finding] = []
     if claims:
         last = claims[-1]
-        prose = _claim_text(last)
-        pat = VERIFY_RE if VERIFY_RE.search(prose) else DONE_RE
         out.append(make_finding(trajectory, last.index, Category.FALSE_SUCCESS, 0.75 * factor, SOURCE,
                                 "claims the work is verified or complete, but the run failed",
-                                evidence_quote=match_quote(prose, pat)))
+                                evidence_quote=_quote(_claim_text(last))))
         first = claims[0]
         if first.index != last.index:
-            prose = _claim_text(first)
-            pat = VERIFY_RE if VERIFY_RE.search(prose) else DONE_RE
             out.append(make_finding(trajectory, first.index, Category.FALSE_SUCCESS, 0.55 * factor, SOURCE,
                                     "first claim that the work is verified or complete; the run failed",
-                                    evidence_quote=match_quote(prose, pat)))
+                                    evidence_quote=_quote(_claim_text(first))))
     elif terminations:
         t = terminations[0]
         out.append(make_finding(trajectory, t.index, Category.FALSE_SUCCESS, 0.45 * factor, SOURCE,

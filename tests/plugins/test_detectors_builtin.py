@@ -189,6 +189,21 @@ def test_false_success_quiet_on_a_successful_run() -> None:
     assert detect("false_success", _claiming_run(Outcome.SUCCESS)) == []
 
 
+def test_false_success_ignores_a_heading_and_work_in_progress() -> None:
+    # Magentic-One's fact sheet heads every plan with "1. GIVEN OR VERIFIED FACTS": a heading, not a claim
+    # and opens it with "We are working to address the following user request": progress, not a claim
+    plan = "Initial plan:\n\nWe are working to address the following user request: count the open bugs.\n\n" \
+           "1. GIVEN OR VERIFIED FACTS\n- The repository is widgets\n\n2. FACTS TO LOOK UP\n- The issues"
+    steps = [{"kind": MESSAGE, "text": plan}, {"kind": CALL, "tool": "bash", "args": {"cmd": "gh issue list"}},
+             {"kind": OBS, "text": "12 issues"}, {"kind": MESSAGE, "text": "There are 12 open bugs."}]
+    assert detect("false_success", run(TASK, steps)) == []
+    steps[3]["text"] = "The counter is working now."
+    assert steps_of(detect("false_success", run(TASK, steps))) == [3]
+    steps[3]["text"] = "## RESULT\nI verified the count: 12 open bugs."
+    found = detect("false_success", run(TASK, steps))
+    assert steps_of(found) == [3] and "verified" in (found[0].evidence_quote or "")
+
+
 # ---- hallucination ---------------------------------------------------------------------
 POP_TASK = "What was the 2020 population difference between Seattle and Colville?"
 
