@@ -14,7 +14,7 @@ from analyzer.export.report_md import (
 from analyzer.export.report_model import Report, ReportOptions, build_report
 from analyzer.export.report_pdf import PdfUnavailable, render_pdf, render_report_pdf, write_pdf
 from analyzer.export.tables import annotations_table, findings_table, run_table, step_table
-from analyzer.export.write import FORMATS, TABLES, export_tables, write_analysis
+from analyzer.export.write import FORMATS, TABLES, export_tables, write_analysis, write_tables
 
 __all__ = [
     "CATEGORY_COLORS",
@@ -49,4 +49,5 @@ __all__ = [
     "write_markdown",
     "write_parquet",
     "write_pdf",
+    "write_tables",
 ]

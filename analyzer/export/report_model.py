@@ -301,7 +301,8 @@ def _str(v: Any) -> str:
 def build_report(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, result: AnalysisResult | None = None,
                  annotations: pl.DataFrame | None = None, options: ReportOptions | None = None,
                  problems: Sequence[str] = (), aliases: Mapping[str, str] | None = None,
-                 min_group_runs: int = DEFAULT_MIN_GROUP_RUNS, insights: InsightSet | None = None) -> Report:
+                 min_group_runs: int = DEFAULT_MIN_GROUP_RUNS, insights: InsightSet | None = None, *,
+                 run_rows: pl.DataFrame | None = None, model_rows: pl.DataFrame | None = None) -> Report:
     """Compute the content of a report.
 
     Args:
@@ -315,6 +316,10 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, resul
         aliases: Model alias table of the workspace (the model comparison groups by it).
         min_group_runs: Groups with fewer runs are marked "too few runs" and ranked after the others.
         insights: Failure insights for the insights section, or None (no section).
+        run_rows: The run table (:func:`analyzer.export.tables.run_table`) of these inputs, if
+            already built (an export that also writes ``traces.csv``); else it is built here.
+        model_rows: The model metrics of these inputs grouped by model with ``aliases`` and
+            ``min_group_runs`` (``models.csv``), if already built.
 
     Returns:
         The report content.
@@ -322,9 +327,11 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, resul
     from analyzer import __version__
 
     opts = options or ReportOptions()
-    table = run_table(traces, result, annotations, steps)
-    metrics = rank_groups(model_metrics(traces, result.runs if result is not None else None, annotations, steps=steps,
-                                        aliases=aliases, min_runs=min_group_runs), min_group_runs)
+    table = run_rows if run_rows is not None else run_table(traces, result, annotations, steps)
+    if model_rows is None:
+        model_rows = model_metrics(traces, result.runs if result is not None else None, annotations, steps=steps,
+                                   aliases=aliases, min_runs=min_group_runs)
+    metrics = rank_groups(model_rows, min_group_runs)
     failed = table.filter(pl.col("outcome") == "failure")
     overall = {c: int(failed.filter(pl.col("category") == c).height) for c in CATEGORY_IDS}
     cats = _categories(overall, opts.lang)

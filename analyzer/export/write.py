@@ -86,14 +86,39 @@ def write_analysis(out_dir: str | Path, traces: pl.DataFrame, steps: pl.DataFram
         ValueError: For an unknown format.
         ExportError: If a file cannot be written.
     """
+    _check_formats(formats)
+    return write_tables(out_dir, export_tables(traces, steps, result, annotations, group_by, aliases, insights),
+                        formats)
+
+
+def _check_formats(formats: Sequence[str]) -> None:
     bad = [f for f in formats if f not in FORMATS]
     if bad:
         raise ValueError(f"unknown export format(s) {bad}; choose from {list(FORMATS)}")
+
+
+def write_tables(out_dir: str | Path, tables: Mapping[str, pl.DataFrame],
+                 formats: Sequence[str] = FORMATS) -> list[Path]:
+    """Write tables :func:`export_tables` built (``<name>.csv`` / ``<name>.parquet``).
+
+    Args:
+        out_dir: Folder (created if missing).
+        tables: Table name -> frame.
+        formats: Any of ``"csv"``, ``"parquet"``.
+
+    Returns:
+        Paths written, in table order.
+
+    Raises:
+        ValueError: For an unknown format.
+        ExportError: If a file cannot be written.
+    """
+    _check_formats(formats)
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ExportError(f"{out}: exists and is not a folder")
     written: list[Path] = []
-    for name, df in export_tables(traces, steps, result, annotations, group_by, aliases, insights).items():
+    for name, df in tables.items():
         if "csv" in formats:
             written.append(write_csv(df, out / f"{name}.csv"))
         if "parquet" in formats:

@@ -158,3 +158,40 @@ def test_export_problems_are_reported_in_the_dialog(qtbot: Any, app: Any, tmp_pa
     assert dlg.outcome.written == [] and dlg.outcome.errors
     assert "not-a-folder" in dlg.result_box.toPlainText()
     assert dlg.export_btn.isEnabled()
+
+
+def test_tables_and_report_share_one_run_table(app: Any, tmp_path: Path, monkeypatch: Any) -> None:
+    """An export of tables and reports builds the run table and the model metrics once, not per output."""
+    import analyzer.export.report_model as report_model
+    import analyzer.export.write as write
+    from ui.dialogs.export_dialog import ExportRequest, run_export
+
+    from analyzer.loading import load
+
+    s = Session()
+    s.add_load_result(load([write_runs(tmp_path / "traces", 8)], cache=None))
+    s.merge_analysis(judge_result(s.traces))
+    calls = {"run_table": 0, "model_metrics": 0}
+
+    def counting(name: str, fn: Any) -> Any:
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return fn(*args, **kwargs)
+        return wrapped
+
+    for mod in (write, report_model):
+        monkeypatch.setattr(mod, "run_table", counting("run_table", mod.run_table))
+        monkeypatch.setattr(mod, "model_metrics", counting("model_metrics", mod.model_metrics))
+    out_dir = tmp_path / "out"
+    out = run_export(ExportRequest(out_dir=out_dir, tables=("csv",), reports=("html", "md")), s.traces, s.steps,
+                     s.analysis, s.annotations)
+    assert not out.errors
+    assert calls == {"run_table": 1, "model_metrics": 1}
+    md = (out_dir / "report.md").read_text(encoding="utf-8")
+    failed = pl.read_csv(out_dir / "traces.csv").filter(pl.col("outcome") == "failure")
+    assert failed.height and all(str(t) in md for t in failed["native_id"].head(3).to_list() if t)
+    # a report alone still builds its own
+    calls.update(run_table=0, model_metrics=0)
+    out = run_export(ExportRequest(out_dir=tmp_path / "only", tables=(), reports=("md",)), s.traces, s.steps,
+                     s.analysis, s.annotations)
+    assert not out.errors and calls == {"run_table": 1, "model_metrics": 1}

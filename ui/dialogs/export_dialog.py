@@ -124,11 +124,12 @@ def run_export(req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame | p
     traces, steps, result, annotations = _subset(req.trace_ids, traces, steps, result, annotations)
     total = (1 if req.tables else 0) + len(req.reports)
     done = 0
+    tables: dict[str, Any] | None = None  # built once: the report reuses the run table and model metrics
     if req.tables:
         progress(done, total, "tables")
         try:
-            out.written.extend(ex.write_analysis(req.out_dir, traces, steps, result, annotations=annotations,
-                                                 formats=list(req.tables), aliases=aliases, insights=insights))
+            tables = ex.export_tables(traces, steps, result, annotations, aliases=aliases, insights=insights)
+            out.written.extend(ex.write_tables(req.out_dir, tables, list(req.tables)))
         except (ex.ExportError, OSError, ValueError) as exc:
             out.errors.append(f"Tables: {exc}")
         done += 1
@@ -142,7 +143,9 @@ def run_export(req: ExportRequest, traces: pl.DataFrame, steps: pl.DataFrame | p
         from analyzer.metrics.models import min_group_runs
 
         report = ex.build_report(traces, steps, result, annotations, ex.ReportOptions(title=req.title, lang=current_language()), list(problems),
-                                 aliases=aliases, min_group_runs=min_group_runs(), insights=insights)
+                                 aliases=aliases, min_group_runs=min_group_runs(), insights=insights,
+                                 run_rows=tables["traces"] if tables else None,
+                                 model_rows=tables["models"] if tables else None)
     except Exception as exc:  # a report bug must not lose the tables already written
         out.errors.append(f"Report: {type(exc).__name__}: {exc}")
         return out
