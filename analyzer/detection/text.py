@@ -94,22 +94,31 @@ ERROR_MENTION_RE = re.compile(
 )
 """Words showing a step engages with an error."""
 
+def _http_status(codes: str) -> str:
+    """An HTTP status code where it reads as one ("HTTP 503", "status code: 429", "503 Server
+    Error"), not any number that happens to be 503 (a file size, a row count, a line number)."""
+    return (rf"(?:\bHTTP(?:Error|/\d(?:\.\d)?)?|\bstatus(?:[ _]?code)?|\bresponse(?:[ _]?code)?|\berror(?:[ _]?code)?|"
+            rf"\breturned|\bresponded with)\W{{0,3}}\s*(?:{codes})\b|\b(?:{codes})\s+(?:client |server )?error\b")
+
+
 ENV_STRONG_RE = re.compile(
-    r"(rate[- ]limit|ratelimit(?:ed| exceeded)|too many requests|\b429\b|timed?[- ]?out|\btimeout\b|deadline exceeded|"
+    r"(rate[- ]limit|ratelimit(?:ed| exceeded)|too many requests|" + _http_status("429|50[0234]") + r"|"
+    r"timed?[- ]?out(?!\s*[=(])|deadline exceeded|"
     r"connection (?:refused|reset|error|aborted|closed)|ConnectionError|ConnectTimeout|ReadTimeout|"
     r"network is unreachable|temporary failure in name resolution|name or service not known|"
-    r"\b50[234]\b|service unavailable|bad gateway|gateway timeout|internal server error|"
-    r"quota (?:exceeded|exhausted)|out of memory|OOM|killed|no space left on device|"
-    r"SSLError|certificate verify failed|exit code 124|exitcode: 124)",
+    r"service unavailable|bad gateway|gateway timeout|internal server error|"
+    r"quota (?:exceeded|exhausted)|out of memory|\bOOM(?:[- ]?kill(?:ed|er))?\b|(?m:^\s*Killed\b)|"
+    r"no space left on device|SSLError|certificate verify failed|exit code 124|exitcode: 124)",
     re.IGNORECASE,
 )
-"""Infrastructure failures (not the agent's fault)."""
+"""Infrastructure failures (not the agent's fault). Status codes count only in an HTTP context,
+and "Killed" only as the shell prints it (at the start of a line)."""
 
 ENV_RESOURCE_RE = re.compile(
     r"(No such file or directory|FileNotFoundError|ModuleNotFoundError|No module named|"
-    r"command not found|\b404\b|not found on (?:the )?server|permission denied|PermissionError|"
-    r"access denied|\b40[13]\b|unauthori[sz]ed|forbidden|invalid api key|api key (?:is )?(?:missing|invalid|not (?:set|provided))|"
-    r"resource (?:is )?unavailable|does not exist)",
+    r"command not found|" + _http_status("40[134]") + r"|not found on (?:the )?server|permission denied|"
+    r"PermissionError|access denied|unauthori[sz]ed|forbidden|invalid api key|"
+    r"api key (?:is )?(?:missing|invalid|not (?:set|provided))|resource (?:is )?unavailable|does not exist)",
     re.IGNORECASE,
 )
 """Missing or inaccessible resources."""
