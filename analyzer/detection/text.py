@@ -69,6 +69,27 @@ RESULT_CLAIM_RE = re.compile(
 )
 """Claims that an execution produced a good result (tests passed, command succeeded)."""
 
+_NOT_ASSERTED_RE = re.compile(
+    r"\b(?:let'?s|let me|i(?:'ll| will| need to| should| want to)|we(?:'ll| will| need to| should| want to| can)|"
+    r"(?:to|and|then|now|first) (?:verify|check|confirm|test|ensure|see)|make sure|verify (?:that|if|whether)|"
+    r"check (?:that|if|whether)|whether|not|n't|never|unable)\b[^.!?\n]*$",
+    re.IGNORECASE,
+)
+
+
+def asserted(pattern: re.Pattern[str], prose: str) -> re.Match[str] | None:
+    """The first match of ``pattern`` that the prose asserts.
+
+    A match in a sentence that only announces a check ("let's verify that it works
+    correctly", "to see whether the tests pass") or negates it ("it does not work correctly")
+    asserts nothing.
+    """
+    for m in pattern.finditer(prose):
+        sentence = re.split(r"[.!?\n]", prose[max(0, m.start() - 120):m.start()])[-1]
+        if not _NOT_ASSERTED_RE.search(sentence):
+            return m
+    return None
+
 REVISION_RE = re.compile(
     r"\b(instead|alternative(?:ly)?|different approach|another approach|new approach|"
     r"(?:didn't|did not|doesn't|does not|won't|will not) work|was wrong|were wrong|mistake|incorrect(?:ly)?|"
@@ -95,8 +116,11 @@ ERROR_MENTION_RE = re.compile(
 """Words showing a step engages with an error."""
 
 def _http_status(codes: str) -> str:
-    """An HTTP status code where it reads as one ("HTTP 503", "status code: 429", "503 Server
-    Error"), not any number that happens to be 503 (a file size, a row count, a line number)."""
+    """A regex for the HTTP status ``codes`` where they read as one.
+
+    "HTTP 503", "status code: 429" and "503 Server Error" count; a number that happens to be
+    503 (a file size, a row count, a line number) does not.
+    """
     return (rf"(?:\bHTTP(?:Error|/\d(?:\.\d)?)?|\bstatus(?:[ _]?code)?|\bresponse(?:[ _]?code)?|\berror(?:[ _]?code)?|"
             rf"\breturned|\bresponded with)\W{{0,3}}\s*(?:{codes})\b|\b(?:{codes})\s+(?:client |server )?error\b")
 

@@ -15,6 +15,7 @@ from analyzer.detection.text import (
     ASSUMPTION_RE,
     RESULT_CLAIM_RE,
     RETRIEVAL_CLAIM_RE,
+    asserted,
     is_acting,
     is_decision,
     is_observation,
@@ -68,7 +69,7 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
             if assumes and (new or new_code):
                 score = max(score, 0.5) + 0.15
                 why = (why + "; " if why else "") + "works from assumed/placeholder data"
-            result = RESULT_CLAIM_RE.search(prose)
+            result = asserted(RESULT_CLAIM_RE, prose)
             if result and not _supported(result.group(0), recent_obs):
                 score = max(score, 0.6) + (0.1 if score else 0.0)
                 why = (why + "; " if why else "") + f"reports a result ({result.group(0)!r}) no tool output shows"

@@ -71,6 +71,28 @@ def test_environment_failure_quiet_on_clean_output_with_rate_limit_headers() -> 
     assert detect("environment_failure", t) == []
 
 
+@pytest.mark.parametrize("text", [
+    "-rw-r--r-- 1 root root 503 Jul 17 01:31 pyproject.toml",  # a file size, not HTTP 503
+    "Recovery Room, Lighthouse Inn, Caffe NV",  # 'oom' inside a word
+    "Seeking a highly motivated and skilled biologist",  # 'killed' inside a word
+    "def fetch(url):\n    return requests.get(url, timeout=10)",  # a timeout parameter
+    "Total: 429 rows, 404 of them unique",
+])
+def test_environment_failure_quiet_on_numbers_and_words_that_only_look_like_errors(text: str) -> None:
+    t = run(TASK, [{"kind": CALL, "tool": "bash", "args": {"cmd": "ls -l"}}, {"kind": OBS, "text": text, "error": True}])
+    assert detect("environment_failure", t) == []
+
+
+@pytest.mark.parametrize("text", [
+    "HTTP Error 503: Service Unavailable", "requests.exceptions.HTTPError: 502", "status code: 429",
+    "504 Server Error: Gateway Time-out for url", "Killed", "asyncio.TimeoutError", "OOM-killed",
+    "404 Client Error: Not Found for url: https://api.example/x",
+])
+def test_environment_failure_fires_on_http_and_process_errors(text: str) -> None:
+    t = run(TASK, [{"kind": CALL, "tool": "bash", "args": {"cmd": "curl"}}, {"kind": OBS, "text": text, "error": True}])
+    assert steps_of(detect("environment_failure", t)) == [1]
+
+
 # ---- repeated action -------------------------------------------------------------------
 def test_repeated_action_fires_on_identical_calls_without_progress() -> None:
     t = run(TASK, [{"kind": USER, "text": TASK},
@@ -221,6 +243,19 @@ def test_hallucination_fires_on_an_unsupported_test_result() -> None:
                    {"kind": OBS, "text": "curl: (7) Failed to connect", "error": True},
                    {"kind": MESSAGE, "text": "Service fixed: 14 tests passed."}])
     assert steps_of(detect("hallucination", t)) == [2]
+
+
+def test_hallucination_quiet_on_a_check_only_announced() -> None:
+    for said in ("Now let's verify that the updated file works correctly for both inputs:",
+                 "I will run the test cases to ensure that the function works as expected.",
+                 "Despite multiple attempts, I have not yet succeeded in finding the issue."):
+        t = run(TASK, [{"kind": CALL, "tool": "bash", "args": {"cmd": "cat app.py"}},
+                       {"kind": OBS, "text": "print(1 / 0)"}, {"kind": MESSAGE, "text": said}])
+        assert detect("hallucination", t) == [], said
+    t = run(TASK, [{"kind": CALL, "tool": "bash", "args": {"cmd": "cat app.py"}},
+                   {"kind": OBS, "text": "print(1 / 0)"},
+                   {"kind": MESSAGE, "text": "Let me check the file. It works correctly now."}])
+    assert steps_of(detect("hallucination", t)) == [2]  # the second sentence asserts it
 
 
 def test_hallucination_quiet_when_observations_support_the_numbers() -> None:
