@@ -71,8 +71,9 @@ RESULT_CLAIM_RE = re.compile(
 
 _NOT_ASSERTED_RE = re.compile(
     r"\b(?:let'?s|let me|i(?:'ll| will| need to| should| want to)|we(?:'ll| will| need to| should| want to| can)|"
-    r"(?:to|and|then|now|first) (?:verify|check|confirm|test|ensure|see)|make sure|verify (?:that|if|whether)|"
-    r"check (?:that|if|whether)|whether|not|n't|never|unable)\b[^.!?\n]*$",
+    r"(?:to|and|then|now|first) (?:verify|check|confirm|test|see)|ensure|make sure|must|should|needs? to|"
+    r"verify (?:that|if|whether)|"
+    r"check (?:that|if|whether)|whether|if|once|until|unless|what|which|not|n't|never|unable)\b[^.!?\n]*$",
     re.IGNORECASE,
 )
 
@@ -81,8 +82,9 @@ def asserted(pattern: re.Pattern[str], prose: str) -> re.Match[str] | None:
     """The first match of ``pattern`` that the prose asserts.
 
     A match in a sentence that only announces a check ("let's verify that it works
-    correctly", "to see whether the tests pass") or negates it ("it does not work correctly")
-    asserts nothing.
+    correctly", "to see whether the tests pass"), makes it a condition or a question ("once
+    you have it, we can conclude the task", "say what tasks have been completed") or negates
+    it ("it does not work correctly") asserts nothing.
     """
     for m in pattern.finditer(prose):
         sentence = re.split(r"[.!?\n]", prose[max(0, m.start() - 120):m.start()])[-1]
@@ -127,7 +129,7 @@ def _http_status(codes: str) -> str:
 
 ENV_STRONG_RE = re.compile(
     r"(rate[- ]limit|ratelimit(?:ed| exceeded)|too many requests|" + _http_status("429|50[0234]") + r"|"
-    r"timed?[- ]?out(?!\s*[=(])|deadline exceeded|"
+    r"(?<![-_])timed?[- ]?out(?!\s*[=(])|deadline exceeded|"
     r"connection (?:refused|reset|error|aborted|closed)|ConnectionError|ConnectTimeout|ReadTimeout|"
     r"network is unreachable|temporary failure in name resolution|name or service not known|"
     r"service unavailable|bad gateway|gateway timeout|internal server error|"
@@ -136,7 +138,8 @@ ENV_STRONG_RE = re.compile(
     re.IGNORECASE,
 )
 """Infrastructure failures (not the agent's fault). Status codes count only in an HTTP context,
-and "Killed" only as the shell prints it (at the start of a line)."""
+"Killed" only as the shell prints it (at the start of a line), and "timeout" neither as a
+parameter (``timeout=10``) nor inside a name (``async-timeout``, ``read_timeout``)."""
 
 ENV_RESOURCE_RE = re.compile(
     r"(No such file or directory|FileNotFoundError|ModuleNotFoundError|No module named|"

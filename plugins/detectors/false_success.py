@@ -14,10 +14,12 @@ from analyzer.detection.helpers import make_finding
 from analyzer.detection.text import (
     DONE_RE,
     VERIFY_RE,
+    asserted,
     is_decision,
     is_observation,
     is_termination_only,
     match_quote,
+    quote,
     strip_code,
     strip_headings,
 )
@@ -37,10 +39,28 @@ def _claim_text(s: Step) -> str:
     return text
 
 
-def _quote(prose: str) -> str:
-    """The verification claim's quote, else the completion claim's."""
+def _claim(prose: str) -> tuple[str, re.Match[str]] | None:
+    """The text and match of the step's verification claim, else of its completion claim.
+
+    A capitalised heading ("1. GIVEN OR VERIFIED FACTS") claims nothing, nor does a sentence
+    that only announces, conditions or asks ("once you have it, we can verify and conclude
+    the task"; see :func:`~analyzer.detection.text.asserted`).
+    """
     body = strip_headings(prose)
-    return match_quote(body, VERIFY_RE) if VERIFY_RE.search(body) else match_quote(prose, DONE_RE)
+    m = asserted(VERIFY_RE, body)
+    if m is not None:
+        return body, m
+    m = asserted(DONE_RE, prose)
+    return (prose, m) if m is not None else None
+
+
+def _quote(prose: str) -> str:
+    found = _claim(prose)
+    if found is None:
+        return match_quote(prose, DONE_RE)
+    text, m = found
+    start = max(0, m.start() - 160 // 3)
+    return quote(text[start:start + 160], 160)
 
 
 def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
@@ -59,9 +79,7 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
         if not is_decision(s):
             continue
         prose = _claim_text(s)
-        # a capitalised heading ("1. GIVEN OR VERIFIED FACTS") is not a claim
-        claims_it = VERIFY_RE.search(strip_headings(prose)) or DONE_RE.search(prose)
-        if claims_it and not is_termination_only(prose):
+        if _claim(prose) is not None and not is_termination_only(prose):
             claims.append(s)
         elif is_termination_only(prose) or (s.tool_name and _FINISH_TOOL_RE.search(s.tool_name)):
             terminations.append(s)

@@ -219,6 +219,12 @@ def test_false_success_ignores_a_heading_and_work_in_progress() -> None:
     steps = [{"kind": MESSAGE, "text": plan}, {"kind": CALL, "tool": "bash", "args": {"cmd": "gh issue list"}},
              {"kind": OBS, "text": "12 issues"}, {"kind": MESSAGE, "text": "There are 12 open bugs."}]
     assert detect("false_success", run(TASK, steps)) == []
+    for said in ("Once we have verified the count, we can proceed to conclude the task.",
+                 "If so, I will validate this as our final answer.",
+                 "Please say what tasks have been completed and what is next.",
+                 "- Ensure that all calculations are accurate and verified."):
+        steps[3]["text"] = said
+        assert detect("false_success", run(TASK, steps)) == [], said
     steps[3]["text"] = "The counter is working now."
     assert steps_of(detect("false_success", run(TASK, steps))) == [3]
     steps[3]["text"] = "## RESULT\nI verified the count: 12 open bugs."
