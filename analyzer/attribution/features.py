@@ -66,7 +66,9 @@ a per-category weight fitted on a handful of cases would not carry over to other
 
 ``evidence`` is the detector-evidence prior (strongest finding on the step; full weight for
 the first finding of its category on the kind of step it is about: an agent decision for
-agent faults, tool/environment output for environment failures; half otherwise). It is not fitted:
+agent faults, tool/environment output for environment failures; half otherwise). A finding
+that follows a cause finding of the same run (:data:`CAUSE_CATEGORIES`) counts less: it most
+likely shows the cause's consequence (:func:`evidence_class_weight`). It is not fitted:
 the ranker adds it with a fixed weight (see :mod:`analyzer.attribution.ranker`).
 
 Embedding alignment reaches the ranker through the goal-drift and evidence-gap findings;
@@ -100,6 +102,32 @@ on the third (README, ablation table). ``top_actor_first_turn`` is not fitted th
 the fixed structural prior (:data:`analyzer.attribution.fit.TRANSFER_PRIOR`). The other columns
 are fitted only within one system:
 ``trajscope eval --cv`` and the analyst's own labels (adaptation) free them."""
+
+CAUSE_CATEGORIES: frozenset[str] = frozenset({Category.HALLUCINATION.value, Category.ERROR_ACCUMULATION.value})
+"""Categories whose findings mark where an error enters a run: a value that no observation
+supports, or one that later steps build on. On all three development sets their strongest
+finding in a run lies on the labelled decisive step two to five times more often than chance.
+The other categories' findings (repeated actions, failed recoveries, environment failures,
+goal drift, false success claims) mark where a failure shows: no more often than chance."""
+
+SYMPTOM_EVIDENCE = 0.25
+"""Weight, in the ``evidence`` column, of a non-cause finding that comes after a cause
+finding of the same run (most likely its consequence)."""
+
+PLANNING_EVIDENCE = 0.5
+"""The same for a planning-error finding (the committing step) after a cause finding."""
+
+
+def evidence_class_weight(category: str, after_cause: bool = False) -> float:
+    """Weight of a finding of ``category`` in the detector-evidence prior.
+
+    Cause findings count fully. The others count fully too, unless a cause finding came
+    earlier in the run: then they are most likely its consequence.
+    """
+    if category in CAUSE_CATEGORIES or not after_cause:
+        return 1.0
+    return PLANNING_EVIDENCE if category == Category.PLANNING_ERROR.value else SYMPTOM_EVIDENCE
+
 
 _ACTION_RE = re.compile(r"<action>|^\s*Action\s*:", re.MULTILINE | re.IGNORECASE)
 
@@ -203,13 +231,16 @@ def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
         if f.source != "judge_category" and f.step < n:
             first_of.setdefault(str(f.category), f.step)
     evidence = np.zeros(n)
+    cause_at = min((f.step for f in findings if f.source != "judge_category" and f.step < n
+                    and str(f.category) in CAUSE_CATEGORIES), default=None)
     for f in findings:
         if f.source == "judge_category" or f.step >= n:
             continue
         env = f.category == Category.ENVIRONMENT_FAILURE
         fits_kind = (not is_decision(steps[f.step])) if env else is_decision(steps[f.step])
         w = (1.0 if first_of.get(str(f.category)) == f.step else 0.5) * (1.0 if fits_kind else 0.5)
-        evidence[f.step] = max(evidence[f.step], w * f.score)
+        after_cause = cause_at is not None and cause_at < f.step
+        evidence[f.step] = max(evidence[f.step], w * f.score * evidence_class_weight(str(f.category), after_cause))
     for f in findings:
         if f.source == "judge_category" or f.step >= n:
             continue

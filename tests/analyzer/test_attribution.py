@@ -302,3 +302,23 @@ def test_one_agents_channels_are_one_agent_in_role_inference() -> None:
     assert att.candidates[0].agent == "Coder"
     same = attribute(t, np.log(np.array([0.5, 0.1, 0.1, 0.1, 0.1, 0.1])), actor_weight=8.0)
     assert same.decisive_agent == "Orchestrator" and "responsible agent" not in same.rationale
+
+
+def test_a_symptom_after_a_cause_finding_weighs_less_in_the_evidence_prior() -> None:
+    from analyzer.attribution.features import PLANNING_EVIDENCE, SYMPTOM_EVIDENCE
+
+    t = _run(4)
+    def finding(step: int, category: str) -> Finding:
+        return Finding(trace_id=t.id, step=step, category=category, score=0.8, source="t", rationale="r")
+    ev = COL["evidence"]
+    decisions = [s.index for s in t.steps if s.kind != StepKind.OBSERVATION][1:]
+    cause, later, plan = decisions[0], decisions[2], decisions[1]
+    alone = step_features(t, [finding(later, "repeated_action")])
+    assert alone[later, ev] == pytest.approx(0.8)  # a symptom alone still points at its step
+    both = step_features(t, [finding(cause, "hallucination"), finding(later, "repeated_action"),
+                             finding(plan, "planning_error")])
+    assert both[cause, ev] == pytest.approx(0.8)
+    assert both[later, ev] == pytest.approx(0.8 * SYMPTOM_EVIDENCE)  # most likely the cause's consequence
+    assert both[plan, ev] == pytest.approx(0.8 * PLANNING_EVIDENCE)
+    before = step_features(t, [finding(later, "hallucination"), finding(cause, "repeated_action")])
+    assert before[cause, ev] == pytest.approx(0.8)  # a symptom before the cause is not its consequence

@@ -164,9 +164,8 @@ def test_tables_and_report_share_one_run_table(app: Any, tmp_path: Path, monkeyp
     """An export of tables and reports builds the run table and the model metrics once, not per output."""
     import analyzer.export.report_model as report_model
     import analyzer.export.write as write
-    from ui.dialogs.export_dialog import ExportRequest, run_export
-
     from analyzer.loading import load
+    from ui.dialogs.export_dialog import ExportRequest, run_export
 
     s = Session()
     s.add_load_result(load([write_runs(tmp_path / "traces", 8)], cache=None))
