@@ -112,7 +112,12 @@ goal drift, false success claims) mark where a failure shows: no more often than
 
 SYMPTOM_EVIDENCE = 0.25
 """Weight, in the ``evidence`` column, of a non-cause finding that comes after a cause
-finding of the same run (most likely its consequence)."""
+finding of the same run (most likely its consequence), and of every goal-drift finding."""
+
+LATE_CATEGORIES: frozenset[str] = frozenset({Category.GOAL_DRIFT.value})
+"""Categories whose findings always count as symptoms: goal drift is found where a fall in task
+alignment is already under way, and its strongest finding lay on the decisive step in 1 of 35
+development runs (chance: about 4)."""
 
 PLANNING_EVIDENCE = 0.5
 """The same for a planning-error finding (the committing step) after a cause finding."""
@@ -121,9 +126,12 @@ PLANNING_EVIDENCE = 0.5
 def evidence_class_weight(category: str, after_cause: bool = False) -> float:
     """Weight of a finding of ``category`` in the detector-evidence prior.
 
-    Cause findings count fully. The others count fully too, unless a cause finding came
-    earlier in the run: then they are most likely its consequence.
+    Cause findings count fully. Goal drift (:data:`LATE_CATEGORIES`) counts as a symptom. The
+    others count fully, unless a cause finding came earlier in the run: then they are most
+    likely its consequence.
     """
+    if category in LATE_CATEGORIES:
+        return SYMPTOM_EVIDENCE
     if category in CAUSE_CATEGORIES or not after_cause:
         return 1.0
     return PLANNING_EVIDENCE if category == Category.PLANNING_ERROR.value else SYMPTOM_EVIDENCE

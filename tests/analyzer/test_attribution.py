@@ -322,3 +322,5 @@ def test_a_symptom_after_a_cause_finding_weighs_less_in_the_evidence_prior() -> 
     assert both[plan, ev] == pytest.approx(0.8 * PLANNING_EVIDENCE)
     before = step_features(t, [finding(later, "hallucination"), finding(cause, "repeated_action")])
     assert before[cause, ev] == pytest.approx(0.8)  # a symptom before the cause is not its consequence
+    drift = step_features(t, [finding(later, "goal_drift")])
+    assert drift[later, ev] == pytest.approx(0.8 * SYMPTOM_EVIDENCE)  # found where the fall is under way
