@@ -80,13 +80,9 @@ def write_analysis(out_dir: str | Path, traces: pl.DataFrame, steps: pl.DataFram
         insights: Failure insights, or None (then no ``insights`` table).
 
     Returns:
-        Paths written, in table order.
-
-    Raises:
-        ValueError: For an unknown format.
-        ExportError: If a file cannot be written.
+        What :func:`write_tables` returns (it also raises what that raises).
     """
-    _check_formats(formats)
+    _check_formats(formats)  # before the tables are built
     return write_tables(out_dir, export_tables(traces, steps, result, annotations, group_by, aliases, insights),
                         formats)
 
