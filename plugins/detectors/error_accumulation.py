@@ -87,7 +87,7 @@ def _reused_value_findings(trajectory: Trajectory) -> list[Finding]:
     for at, listed in sorted(by_step.items()):
         last = max(max(uses[n]) for n in listed)
         out.append(make_finding(
-            trajectory, at, Category.ERROR_ACCUMULATION, min(0.8, 0.4 + 0.1 * len(nums)), SOURCE,
+            trajectory, at, Category.ERROR_ACCUMULATION, min(0.8, 0.4 + 0.1 * len(listed)), SOURCE,
             f"value(s) {', '.join(sorted(listed)[:5])} stated at step {at} without a supporting observation "
             f"are reused by later steps",
             evidence=(at, last)))

@@ -166,6 +166,22 @@ def test_error_accumulation_quiet_on_clean_run() -> None:
     assert detect("error_accumulation", t) == []
 
 
+def test_error_accumulation_scores_a_reused_value_by_the_values_reused() -> None:
+    def reused(values: str, last: str) -> Finding:
+        steps = [{"kind": USER, "text": TASK}, {"kind": MESSAGE, "text": f"The counts are {values}."},
+                 {"kind": MESSAGE, "text": f"Using {values} we go on."}, {"kind": MESSAGE, "text": f"So: {values}."},
+                 {"kind": MESSAGE, "text": last}]
+        found = [f for f in detect("error_accumulation", run(TASK, steps)) if "reused" in f.rationale]
+        assert steps_of(found) == [1]
+        return found[0]
+
+    one = reused("417", "Done.")
+    assert one.score == pytest.approx(0.5)
+    # more values reused score higher; the numbers of an unrelated later step do not count
+    assert reused("417, 238 and 96", "Done.").score == pytest.approx(0.7)
+    assert reused("417", "Totals 11, 12, 13, 14, 15, 16.").score == pytest.approx(one.score)
+
+
 def _assumption_run(outcome: Outcome, revise: bool = False) -> Trajectory:
     steps: list[dict[str, Any]] = [
         {"kind": USER, "text": "Compute the p95 of the rt= field in access.log and compare it with the 800 ms SLO."},
