@@ -106,7 +106,7 @@ are fitted only within one system:
 CAUSE_CATEGORIES: frozenset[str] = frozenset({Category.HALLUCINATION.value, Category.ERROR_ACCUMULATION.value})
 """Categories whose findings mark where an error enters a run: a value that no observation
 supports, or one that later steps build on. On all three development sets their strongest
-finding in a run lies on the labelled decisive step two to five times more often than chance.
+finding in a run lies on the labelled decisive step more often than chance (1.2 to 10 times).
 The other categories' findings (repeated actions, failed recoveries, environment failures,
 goal drift, false success claims) mark where a failure shows: no more often than chance."""
 

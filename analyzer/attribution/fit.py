@@ -215,7 +215,7 @@ must be in the top 3 for at least 80% of them. With the ranker-v2 weights 5 was 
 (1: 12 of 19); the ranker-v3 structural prior pulls towards early decisions and 5 gave 15 of
 19, 8 passes. Its cost on the development sets, leave-one-dataset-out step@1 on Who&When
 (the only set with grounded runs): 26.2% (5), 27.0% (8), 24.6% (12), before the evidence
-column weighed findings after a cause finding less; with that, Who&When is 30.2% at 8 and
+column weighed findings after a cause finding less; with that, Who&When is 27.8% at 8 and
 the samples keep 16 of 19 (README)."""
 TRANSFER_PRIOR: dict[str, float] = {"top_actor_first_turn": 2.0}
 """Structural prior of the transfer fit: fixed weights (per unit of the raw column) added to
