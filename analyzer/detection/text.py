@@ -117,6 +117,7 @@ ERROR_MENTION_RE = re.compile(
 )
 """Words showing a step engages with an error."""
 
+
 def _http_status(codes: str) -> str:
     """A regex for the HTTP status ``codes`` where they read as one.
 
