@@ -239,8 +239,7 @@ def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
         if f.source != "judge_category" and f.step < n:
             first_of.setdefault(str(f.category), f.step)
     evidence = np.zeros(n)
-    cause_at = min((f.step for f in findings if f.source != "judge_category" and f.step < n
-                    and str(f.category) in CAUSE_CATEGORIES), default=None)
+    cause_at = min((first_of[c] for c in CAUSE_CATEGORIES if c in first_of), default=None)
     for f in findings:
         if f.source == "judge_category" or f.step >= n:
             continue

@@ -387,7 +387,11 @@ def strip_headings(text: str) -> str:
 
 def match_quote(text: str, pattern: re.Pattern[str], limit: int = 160) -> str:
     """Quote around the first match of ``pattern`` (or the start of the text)."""
-    m = pattern.search(text)
+    return quote_around(text, pattern.search(text), limit)
+
+
+def quote_around(text: str, m: re.Match[str] | None, limit: int = 160) -> str:
+    """Quote of ``text`` around the match ``m`` of it (or the start of the text when None)."""
     if not m:
         return quote(text, limit)
     start = max(0, m.start() - limit // 3)

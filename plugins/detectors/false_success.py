@@ -19,7 +19,7 @@ from analyzer.detection.text import (
     is_observation,
     is_termination_only,
     match_quote,
-    quote,
+    quote_around,
     strip_code,
     strip_headings,
 )
@@ -56,11 +56,7 @@ def _claim(prose: str) -> tuple[str, re.Match[str]] | None:
 
 def _quote(prose: str) -> str:
     found = _claim(prose)
-    if found is None:
-        return match_quote(prose, DONE_RE)
-    text, m = found
-    start = max(0, m.start() - 160 // 3)
-    return quote(text[start:start + 160], 160)
+    return quote_around(*found) if found is not None else match_quote(prose, DONE_RE)
 
 
 def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
