@@ -77,7 +77,7 @@ RATIONALE_MESSAGES: dict[str, str] = {
     "what.planning_error": "{step} commits to an approach that is later revised or fails",
     "what.goal_drift": "{step} turns away from the stated task to a goal nobody asked for",
     "what.evidence_action_gap": "{step} ignores or contradicts a fact an observation already gave",
-    "what.error_accumulation": "{step} builds on an earlier mistake and carries it forward",
+    "what.error_accumulation": "{step} makes a mistake that later steps build on and carry forward",
     "what.repeated_action": "{step} repeats an earlier action without progress",
     "what.failed_recovery": "{step} leaves an error unhandled (retried unchanged, ignored or misdiagnosed)",
     "what.false_success": "{step} claims success without verification, yet the run failed",

@@ -41,7 +41,7 @@ RATIONALE: dict[str, str] = {
     "what.planning_error": "{step} 采用的方案随后被修改或失败",
     "what.goal_drift": "{step} 偏离了既定任务，转向无人要求的目标",
     "what.evidence_action_gap": "{step} 忽视或违背了观察结果中已给出的事实",
-    "what.error_accumulation": "{step} 建立在先前的错误之上，并把错误延续下去",
+    "what.error_accumulation": "{step} 犯下了一个错误，后续步骤在此基础上继续并把它延续下去",
     "what.repeated_action": "{step} 重复了先前的操作，毫无进展",
     "what.failed_recovery": "{step} 没有处理错误（原样重试、忽略或误判）",
     "what.false_success": "{step} 未经验证就声称成功，但运行实际失败",

@@ -2342,8 +2342,8 @@ Empty: back to the rule's suggestion.</source>
         <translation>{step} 忽视或违背了观察结果中已给出的事实</translation>
     </message>
     <message>
-        <source>{step} builds on an earlier mistake and carries it forward</source>
-        <translation>{step} 建立在先前的错误之上，并把错误延续下去</translation>
+        <source>{step} makes a mistake that later steps build on and carry forward</source>
+        <translation>{step} 犯下了一个错误，后续步骤在此基础上继续并把它延续下去</translation>
     </message>
     <message>
         <source>{step} repeats an earlier action without progress</source>

@@ -37,7 +37,7 @@ TEMPLATES: dict[str, str] = {
     "what.planning_error": QT_TRANSLATE_NOOP("Rationale", "{step} commits to an approach that is later revised or fails"),
     "what.goal_drift": QT_TRANSLATE_NOOP("Rationale", "{step} turns away from the stated task to a goal nobody asked for"),
     "what.evidence_action_gap": QT_TRANSLATE_NOOP("Rationale", "{step} ignores or contradicts a fact an observation already gave"),
-    "what.error_accumulation": QT_TRANSLATE_NOOP("Rationale", "{step} builds on an earlier mistake and carries it forward"),
+    "what.error_accumulation": QT_TRANSLATE_NOOP("Rationale", "{step} makes a mistake that later steps build on and carry forward"),
     "what.repeated_action": QT_TRANSLATE_NOOP("Rationale", "{step} repeats an earlier action without progress"),
     "what.failed_recovery": QT_TRANSLATE_NOOP("Rationale", "{step} leaves an error unhandled (retried unchanged, ignored or misdiagnosed)"),
     "what.false_success": QT_TRANSLATE_NOOP("Rationale", "{step} claims success without verification, yet the run failed"),
