@@ -207,6 +207,7 @@ def attribute(
     judge_dist: Mapping[str, float] | None = None,
     agent_temperature: float = 0.0,
     actor_weight: float = 0.0,
+    temperature: float = 1.0,
 ) -> Attribution:
     """Rank the steps of a failed run and name the decisive one.
 
@@ -221,13 +222,16 @@ def attribute(
         agent_temperature: Temperature of the agent mass (0: agent of the top step).
         actor_weight: Weight of the agents' share of the acting decisions (see
             :func:`responsible_agent`).
+        temperature: Temperature of the reported probabilities (candidates, confidence,
+            rationale); the ranking and the agent do not depend on it
+            (:meth:`~analyzer.attribution.ranker.Ranker.confidence_temperature`).
     """
     steps = trajectory.steps
     if not steps or not any(is_decision(s) for s in steps):
         why = simple("run_no_steps" if not steps else "run_no_agent_steps")
         return Attribution([], np.zeros(len(steps)), None, None, None, None, why.render(), explanation=why)
     final = combine_with_judge(logits, judge_p or {}, judge_weight)
-    probs = softmax(final)
+    probs = softmax(final / temperature if temperature > 0.0 else final)
     order = sorted(range(len(steps)), key=lambda k: (-probs[k], k))
     cands = [Candidate(step=k, agent=steps[k].agent or str(steps[k].role), probability=float(probs[k]),
                        ranker_logit=float(logits[k]), judge_p=(judge_p or {}).get(k)) for k in order]

@@ -110,6 +110,8 @@ def _result_json(r: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"mode": r.mode, "note": r.note, "metrics": r.scores.to_json()}
     if r.unadapted is not None:
         out["unadapted_metrics"] = r.unadapted.to_json()
+    if r.calibration is not None:
+        out["calibration"] = r.calibration.to_json()
     if r.category:
         from analyzer.evaluation.scoring import wilson
 

@@ -101,7 +101,8 @@ def predictions_from_result(traces: pl.DataFrame, result: AnalysisResult) -> dic
             continue
         step = int(row["decisive_step"])
         top = ranking.get(row["trace_id"]) or [int(x) for x in (row["top_steps"] or str(step)).split(",")]
-        out[key] = Prediction(key, step, row["decisive_agent"], tuple(top))
+        conf = row.get("confidence")
+        out[key] = Prediction(key, step, row["decisive_agent"], tuple(top), float(conf) if conf is not None else None)
     return out
 
 

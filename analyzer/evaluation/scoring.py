@@ -73,17 +73,22 @@ class Prediction:
         step: Predicted decisive step.
         agent: Predicted responsible agent.
         top_steps: Ranked candidate steps, best first.
+        confidence: The reported probability of ``step`` (None: the predictor gives none).
     """
 
     file: str
     step: int | None
     agent: str | None
     top_steps: tuple[int, ...] = ()
+    confidence: float | None = None
 
     def to_json(self) -> dict[str, object]:
         """The ``--predictions`` JSONL record."""
-        return {"file": self.file, "agent": self.agent or "", "step": self.step,
-                "top_steps": list(self.top_steps)}
+        out: dict[str, object] = {"file": self.file, "agent": self.agent or "", "step": self.step,
+                                  "top_steps": list(self.top_steps)}
+        if self.confidence is not None:
+            out["confidence"] = round(self.confidence, 4)
+        return out
 
 
 @dataclass(frozen=True)
@@ -145,3 +150,55 @@ def score(golds: Iterable[Gold], predictions: Mapping[str, Prediction]) -> Score
         if g.agent and normalise_agent(pred.agent) == normalise_agent(g.agent):
             hits["agent@1"] += 1
     return Scores({name: _metric(name, hits[name], n) for name in METRIC_NAMES})
+
+
+CALIBRATION_BINS = 5
+"""Equal-width confidence bins of the expected calibration error."""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """How well the reported probability of the decisive step matches its step@1.
+
+    Attributes:
+        n: Records with a prediction that carries a confidence.
+        mean_confidence: Mean reported probability of the predicted step.
+        step_at_1: Share of those records whose predicted step is the gold step.
+        ece: Expected calibration error: over :data:`CALIBRATION_BINS` equal-width bins of the
+            confidence, the record-weighted mean of ``|mean confidence - step@1|``.
+        brier: Mean of ``(confidence - hit)**2``.
+    """
+
+    n: int
+    mean_confidence: float
+    step_at_1: float
+    ece: float
+    brier: float
+
+    def to_json(self) -> dict[str, object]:
+        """Plain dict."""
+        return {"n": self.n, "mean_confidence": round(self.mean_confidence, 4), "step@1": round(self.step_at_1, 4),
+                "ece": round(self.ece, 4), "brier": round(self.brier, 4)}
+
+
+def calibration(golds: Iterable[Gold], predictions: Mapping[str, Prediction]) -> Calibration | None:
+    """Calibration of the predictions' confidence on the gold records with a gold step.
+
+    Returns:
+        None when no such record has a prediction with a confidence.
+    """
+    pairs: list[tuple[float, bool]] = []
+    for g in golds:
+        pred = predictions.get(g.file)
+        if g.step is None or pred is None or pred.step is None or pred.confidence is None:
+            continue
+        pairs.append((min(1.0, max(0.0, float(pred.confidence))), pred.step == g.step))
+    if not pairs:
+        return None
+    n = len(pairs)
+    bins: dict[int, list[tuple[float, bool]]] = {}
+    for c, hit in pairs:
+        bins.setdefault(min(CALIBRATION_BINS - 1, int(c * CALIBRATION_BINS)), []).append((c, hit))
+    ece = sum(abs(sum(c for c, _ in b) - sum(h for _, h in b)) for b in bins.values()) / n
+    return Calibration(n, sum(c for c, _ in pairs) / n, sum(h for _, h in pairs) / n, ece,
+                       sum((c - h) ** 2 for c, h in pairs) / n)

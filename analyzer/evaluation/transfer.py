@@ -26,7 +26,8 @@ from analyzer.attribution.ranker import Ranker, RankerParams
 from analyzer.detection.text import agent_identity
 from analyzer.evaluation.baselines import baseline_predictions
 from analyzer.evaluation.datasets import LabelledSet
-from analyzer.evaluation.scoring import Gold, Prediction, Scores, score, wilson
+from analyzer.evaluation.scoring import Calibration, Gold, Prediction, Scores, score, wilson
+from analyzer.evaluation.scoring import calibration as calibration_of
 from analyzer.frames.build import trajectories_from_frames
 from analyzer.jobs import Progress, no_progress
 from analyzer.schema.findings import Finding
@@ -115,9 +116,10 @@ def predict(ranker: Ranker, run: EvalRun) -> tuple[Prediction, str | None]:
     logits = ranker.logits(run.features)
     att = attribute(run.trajectory, logits, run.findings, run.features,
                     agent_temperature=ranker.params.agent_temperature,
-                    actor_weight=ranker.params.actor_weight)
+                    actor_weight=ranker.params.actor_weight,
+                    temperature=ranker.confidence_temperature(run.features))
     top = tuple(c.step for c in att.candidates)
-    return Prediction(run.key, att.decisive_step, att.decisive_agent, top), att.category
+    return Prediction(run.key, att.decisive_step, att.decisive_agent, top, att.confidence), att.category
 
 
 @dataclass
@@ -132,6 +134,7 @@ class ModeResult:
         note: How the weights were obtained.
         unadapted: For ``adapt``: the weights before adaptation, scored on the same
             (draw, held-out run) pairs, so that the gain is read on the same runs.
+        calibration: How the reported probability of the decisive step matches step@1.
     """
 
     mode: str
@@ -140,6 +143,7 @@ class ModeResult:
     predictions: list[list[Prediction]]
     note: str = ""
     unadapted: Scores | None = None
+    calibration: Calibration | None = None
 
 
 def _category_hits(runs: Sequence[EvalRun], cats: dict[str, str | None]) -> tuple[int, int] | None:
@@ -159,7 +163,8 @@ def score_with(ps: PreparedSet, ranker_of: Callable[[EvalRun], Ranker], mode: st
         cats[r.key] = c
     golds = _golds(ps)
     return ModeResult(mode, score(golds, preds), _category_hits(ps.runs, cats),
-                      [[preds[g.file] for g in golds if g.file in preds]], note)
+                      [[preds[g.file] for g in golds if g.file in preds]], note,
+                      calibration=calibration_of(golds, preds))
 
 
 def _golds(ps: PreparedSet) -> list[Gold]:
@@ -295,7 +300,7 @@ def adapt(ps: PreparedSet, base: Ranker, k: int, draws: int, seed: int) -> ModeR
                 continue
             p, c = predict(ranker, run)
             draw_preds.append(p)
-            pooled[f"{d}:{g.file}"] = Prediction(f"{d}:{g.file}", p.step, p.agent, p.top_steps)
+            pooled[f"{d}:{g.file}"] = Prediction(f"{d}:{g.file}", p.step, p.agent, p.top_steps, p.confidence)
             if g.file not in base_cache:
                 base_cache[g.file] = predict(base, run)[0] if fit_on else p
             b = base_cache[g.file]
@@ -306,7 +311,7 @@ def adapt(ps: PreparedSet, base: Ranker, k: int, draws: int, seed: int) -> ModeR
         per_draw.append(draw_preds)
     return ModeResult("adapt", score(pooled_golds, pooled), (cat_k, cat_n) if cat_n else None, per_draw,
                       f"adapted to {k} labelled runs, {draws} draws (seed {seed})",
-                      unadapted=score(pooled_golds, pooled_base))
+                      unadapted=score(pooled_golds, pooled_base), calibration=calibration_of(pooled_golds, pooled))
 
 
 def format_mode(ps: PreparedSet, results: Sequence[ModeResult], rules: dict[str, Scores]) -> str:
@@ -328,6 +333,10 @@ def format_mode(ps: PreparedSet, results: Sequence[ModeResult], rules: dict[str,
 
     for r in results:
         lines.append(row(f"{r.mode}: {r.note}", r.scores, r.category))
+        if r.calibration is not None:
+            c = r.calibration
+            lines.append(f"  confidence of the decisive step: mean {c.mean_confidence:.2f} for a step@1 of "
+                         f"{c.step_at_1:.2f} (n={c.n}), calibration error {c.ece:.2f}, Brier {c.brier:.3f}")
         if r.unadapted is not None:
             lines.append(row("  the same held-out runs, weights not adapted", r.unadapted, None))
     for name, s in rules.items():

@@ -31,7 +31,7 @@ from analyzer.attribution.fit import (
     nested_cv,
     to_params,
 )
-from analyzer.attribution.ranker import evidence_weight_for
+from analyzer.attribution.ranker import confidence_temperature, evidence_weight_for
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 
@@ -109,6 +109,32 @@ def test_evidence_weight_grows_beyond_training_lengths() -> None:
     assert evidence_weight_for(10, 1.0, 3.0, 10) == 1.0
     assert 1.0 < evidence_weight_for(17, 1.0, 3.0, 10) < 3.0
     assert evidence_weight_for(300, 1.0, 3.0, 10) == 3.0
+
+
+def test_the_grounded_boost_is_undone_in_the_reported_probabilities() -> None:
+    grounded = step_features(_run())
+    chat = grounded.copy()
+    chat[:, COL["observation"]] = 0.0
+    assert confidence_temperature(grounded, 1.0, 1.0, 10, 8.0) == pytest.approx(8.0)
+    assert confidence_temperature(chat, 1.0, 1.0, 10, 8.0) == 1.0  # no tool output: no boost to undo
+    assert confidence_temperature(grounded, 1.0, 1.0, 10, 0.0) == 1.0  # no boost configured
+    assert confidence_temperature(grounded, 2.0, 2.0, 10, 1.5) == 1.0  # the boost would lower the weight
+    assert Ranker.load().confidence_temperature(grounded) == pytest.approx(
+        Ranker.load().params.evidence_weight_grounded / Ranker.load().params.evidence_weight)
+
+
+def test_the_temperature_changes_the_probabilities_not_the_answer() -> None:
+    t = _run()
+    logits = np.array([0.0, 1.0, -1.0, 6.0, -2.0, 0.5, -1.0])
+    plain = attribute(t, logits, features=step_features(t))
+    cooled = attribute(t, logits, features=step_features(t), temperature=8.0)
+    assert [c.step for c in cooled.candidates] == [c.step for c in plain.candidates]
+    assert (cooled.decisive_step, cooled.decisive_agent, cooled.category) == (
+        plain.decisive_step, plain.decisive_agent, plain.category)
+    assert plain.confidence is not None and cooled.confidence is not None
+    assert cooled.confidence < plain.confidence
+    assert cooled.probs.sum() == pytest.approx(1.0)
+    assert f"p={cooled.confidence:.2f}" in cooled.rationale
 
 
 def test_attribute_returns_a_ranked_list_for_a_failed_run() -> None:

@@ -20,6 +20,7 @@ from analyzer.evaluation import (
     score,
     wilson,
 )
+from analyzer.evaluation.scoring import calibration
 from analyzer.schema.models import Role, Step, StepKind, Trajectory
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,6 +63,24 @@ def test_scoring_rules() -> None:
     assert s["agent@1"].k == 3  # a (suffix stripped), c, d (casefolded)
     assert s["coverage"].k == 4
     assert s["step@1"].p == pytest.approx(0.2)
+
+
+def test_calibration_of_the_decisive_steps_confidence() -> None:
+    golds = [Gold("a", 1, None), Gold("b", 2, None), Gold("c", 0, None), Gold("d", None, None), Gold("e", 4, None)]
+    preds = {"a": Prediction("a", 1, None, (1,), 0.9),   # hit, bin 4
+             "b": Prediction("b", 0, None, (0,), 0.85),  # miss, bin 4
+             "c": Prediction("c", 0, None, (0,), 0.1),   # hit, bin 0
+             "d": Prediction("d", 3, None, (3,), 0.5),   # no gold step: not counted
+             "e": Prediction("e", 4, None, (4,))}        # no confidence: not counted
+    c = calibration(golds, preds)
+    assert c is not None and c.n == 3
+    assert c.mean_confidence == pytest.approx(1.85 / 3)
+    assert c.step_at_1 == pytest.approx(2 / 3)
+    assert c.ece == pytest.approx((abs(1.75 - 1) + abs(0.1 - 1)) / 3)
+    assert c.brier == pytest.approx((0.1 ** 2 + 0.85 ** 2 + 0.9 ** 2) / 3)
+    assert calibration(golds, {"e": preds["e"]}) is None
+    assert Prediction("a", 1, None, (1,), 0.12345).to_json()["confidence"] == 0.1235
+    assert "confidence" not in Prediction("a", 1, None).to_json()
 
 
 def _who_and_when_like() -> Trajectory:
@@ -118,7 +137,10 @@ def test_eval_cli_writes_json_and_predictions(tmp_path: Path, capsys: pytest.Cap
     assert set(doc["rules"]) >= {"always step 0", "second agent step after 0", "most active agent (its first step)"}
     lines = [json.loads(x) for x in out_pred.read_text().splitlines()]
     assert len(lines) == 4
-    assert all(set(r) == {"mode", "file", "agent", "step", "top_steps"} for r in lines)
+    assert all(set(r) == {"mode", "file", "agent", "step", "top_steps", "confidence"} for r in lines)
+    assert all(0.0 < r["confidence"] <= 1.0 for r in lines)
+    cal = doc["results"][0]["calibration"]
+    assert cal["n"] == 4 and 0.0 <= cal["ece"] <= 1.0 and 0.0 <= cal["brier"] <= 1.0
     assert all(isinstance(r["step"], int) and r["top_steps"][0] == r["step"] for r in lines)
 
 
