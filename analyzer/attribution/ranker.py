@@ -170,10 +170,22 @@ class Ranker:
                                p.evidence_weight_grounded)
 
     def confidence_temperature(self, features: np.ndarray) -> float:
-        """Temperature of the reported probabilities of one run (:func:`confidence_temperature`)."""
+        """Temperature of the reported probabilities of one run (:func:`matching_temperature`).
+
+        1 unless the run logs tool output and the grounded evidence boost applies; then the
+        temperature at which the top step's probability is the one the ranker gives it without
+        the boost.
+        """
         p = self.params
-        return confidence_temperature(features, p.evidence_weight, p.evidence_weight_long, p.train_max_steps,
-                                      p.evidence_weight_grounded)
+        if features.size == 0 or evidence_weight_for(features.shape[0], p.evidence_weight, p.evidence_weight_long,
+                                                     p.train_max_steps) >= p.evidence_weight_grounded:
+            return 1.0
+        plain = evidence_offset(features, p.evidence_weight, p.evidence_weight_long, p.train_max_steps)
+        boosted = self.offset(features)
+        if np.array_equal(plain, boosted):
+            return 1.0
+        fitted = self.design(features) @ self._w
+        return matching_temperature(fitted + boosted, fitted + plain)
 
     def logits(self, features: np.ndarray) -> np.ndarray:
         """Unnormalised scores of each step (higher = more likely decisive)."""
@@ -216,26 +228,48 @@ def evidence_offset(features: np.ndarray, short: float, long: float, train_max_s
     return out
 
 
-def confidence_temperature(features: np.ndarray, short: float, long: float, train_max_steps: int,
-                           grounded: float = 0.0) -> float:
-    """Temperature of the reported step probabilities of one run: the grounded boost undone.
+MAX_TEMPERATURE = 1000.0
+"""Upper end of :func:`matching_temperature` (the probabilities are then all but uniform)."""
 
-    On a run that logs tool output, :func:`evidence_offset` raises the evidence weight from
-    :func:`evidence_weight_for` to ``grounded``. That boost is a design constant that decides
-    the *ranking* there (the planted late errors of the samples). It is no evidence that the
-    answer is surer, so the probabilities the app, the CSV and the rationale report are
-    ``softmax(logits / T)`` with ``T = grounded / base weight`` on such runs, and 1 elsewhere;
-    the ranking is the same. On Who&When, the only development set whose runs log tool output,
-    the decisive step's probability averaged 0.78 for a step@1 of 28% leave-one-dataset-out
-    (expected calibration error 0.50); with the boost undone it averages 0.23 (error 0.10).
-    The temperature is not fitted to those labels (4 would fit them best).
+
+def matching_temperature(logits: np.ndarray, reference: np.ndarray) -> float:
+    """The temperature that gives the top step of ``logits`` the probability ``reference`` gives it.
+
+    That is, ``T >= 1`` with ``softmax(logits / T)[top] == softmax(reference)[top]``.
+    Used for the reported probabilities of runs that log tool output. There,
+    :func:`evidence_offset` raises the evidence weight to ``evidence_weight_grounded``: a design
+    constant that decides the *ranking* (the planted late errors of the samples), not evidence
+    that the answer is surer. The reported probabilities are a temperature of the ranked logits,
+    so the order shown is the ranking; the temperature makes the decisive step's probability the
+    ranker's probability for it without the boost. On Who&When, the only development set whose
+    runs log tool output, the decisive step's probability averaged 0.78 for a step@1 of 28%
+    leave-one-dataset-out (expected calibration error 0.50); matched, it averages 0.29 (0.14).
+    Nothing here is fitted to labels.
+
+    Returns:
+        1 when the boost does not lower the top step's probability; at most
+        :data:`MAX_TEMPERATURE` (the probability cannot go below uniform).
     """
-    base = evidence_weight_for(features.shape[0], short, long, train_max_steps)
-    if base <= 0.0 or not grounded or grounded <= base or not features.shape[0]:
+    if logits.size < 2:
         return 1.0
-    if not bool(features[:, _COL["observation"]].any()):
+    top = int(np.argmax(logits))
+    target = float(softmax(np.asarray(reference, dtype=np.float64))[top])
+
+    def p_top(temp: float) -> float:
+        return float(softmax(np.asarray(logits, dtype=np.float64) / temp)[top])
+
+    if target >= p_top(1.0):
         return 1.0
-    return grounded / base
+    if target <= p_top(MAX_TEMPERATURE):
+        return MAX_TEMPERATURE
+    lo, hi = 0.0, math.log(MAX_TEMPERATURE)  # p_top falls as the temperature rises
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if p_top(math.exp(mid)) > target:
+            lo = mid
+        else:
+            hi = mid
+    return math.exp(0.5 * (lo + hi))
 
 
 def detector_evidence(features: np.ndarray) -> np.ndarray:

@@ -31,7 +31,12 @@ from analyzer.attribution.fit import (
     nested_cv,
     to_params,
 )
-from analyzer.attribution.ranker import confidence_temperature, evidence_weight_for
+from analyzer.attribution.ranker import (
+    MAX_TEMPERATURE,
+    evidence_weight_for,
+    matching_temperature,
+    softmax,
+)
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 
@@ -111,16 +116,33 @@ def test_evidence_weight_grows_beyond_training_lengths() -> None:
     assert evidence_weight_for(300, 1.0, 3.0, 10) == 3.0
 
 
+def test_matching_temperature_gives_the_top_step_its_reference_probability() -> None:
+    boosted = np.array([0.0, 6.4, 1.0, 0.5])
+    reference = np.array([0.0, 0.8, 1.0, 0.5])  # without the boost another step leads
+    temp = matching_temperature(boosted, reference)
+    assert temp > 1.0
+    assert softmax(boosted / temp)[1] == pytest.approx(softmax(reference)[1], abs=1e-6)
+    assert int(np.argmax(softmax(boosted / temp))) == 1  # the order shown is still the ranking
+    assert matching_temperature(np.array([0.0, 1.0, 0.5]), np.array([0.0, 5.0, 0.0])) == 1.0  # reference surer
+    assert matching_temperature(np.array([0.0, 9.0]), np.array([0.0, -50.0])) == MAX_TEMPERATURE
+    assert matching_temperature(np.array([2.0]), np.array([0.0])) == 1.0
+
+
 def test_the_grounded_boost_is_undone_in_the_reported_probabilities() -> None:
+    ranker = Ranker.load()
+    assert ranker.params.evidence_weight_grounded > ranker.params.evidence_weight
     grounded = step_features(_run())
+    assert ranker.confidence_temperature(grounded) == 1.0  # no finding: the boost changes nothing
+    grounded[3, COL["evidence"]] = 0.8
     chat = grounded.copy()
     chat[:, COL["observation"]] = 0.0
-    assert confidence_temperature(grounded, 1.0, 1.0, 10, 8.0) == pytest.approx(8.0)
-    assert confidence_temperature(chat, 1.0, 1.0, 10, 8.0) == 1.0  # no tool output: no boost to undo
-    assert confidence_temperature(grounded, 1.0, 1.0, 10, 0.0) == 1.0  # no boost configured
-    assert confidence_temperature(grounded, 2.0, 2.0, 10, 1.5) == 1.0  # the boost would lower the weight
-    assert Ranker.load().confidence_temperature(grounded) == pytest.approx(
-        Ranker.load().params.evidence_weight_grounded / Ranker.load().params.evidence_weight)
+    assert ranker.confidence_temperature(chat) == 1.0  # no tool output: no boost
+    temp = ranker.confidence_temperature(grounded)
+    assert temp > 1.0
+    plain = ranker.design(grounded) @ ranker.weights + 0.8 * ranker.params.evidence_weight * (
+        np.arange(len(grounded)) == 3)
+    top = int(np.argmax(ranker.logits(grounded)))
+    assert softmax(ranker.logits(grounded) / temp)[top] == pytest.approx(softmax(plain)[top], abs=1e-6)
 
 
 def test_the_temperature_changes_the_probabilities_not_the_answer() -> None:
