@@ -21,6 +21,12 @@ from analyzer.plugin_host.registry import PluginHost, default_host
 NO_JUDGE = "none"
 """Judge part of the version when no judge took part."""
 
+ATTRIBUTION_RULES = 2
+"""Version of the code that turns the ranker's params into a stored result (hashed with them).
+Raised when the same params give different stored figures: 2 reports probabilities at the
+matched temperature on runs with tool output (``Ranker.confidence_temperature``), so results
+stored before it carry the old confidence and are stale."""
+
 _HASH_CHARS = 8
 
 
@@ -30,9 +36,13 @@ def _digest(obj: object) -> str:
 
 
 def params_fingerprint(params: RankerParams) -> str:
-    """``<params version>#<hash>`` of the fitted parameters (training notes in ``meta`` left out)."""
+    """``<params version>#<hash>`` of the fitted parameters and :data:`ATTRIBUTION_RULES`.
+
+    The training notes in ``meta`` are left out.
+    """
     data = params.to_json()
     data.pop("meta", None)
+    data["attribution_rules"] = ATTRIBUTION_RULES
     return f"{params.version}#{_digest(data)}"
 
 

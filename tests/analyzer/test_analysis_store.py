@@ -69,6 +69,14 @@ def test_version_names_ranker_detectors_and_judge() -> None:
     assert analysis_version(params, dets, None) == analysis_version(params, dets, None)
 
 
+def test_new_attribution_rules_make_stored_results_stale(monkeypatch: pytest.MonkeyPatch) -> None:
+    import analyzer.analysis.version as version
+
+    before = current_analysis_version()
+    monkeypatch.setattr(version, "ATTRIBUTION_RULES", version.ATTRIBUTION_RULES + 1)
+    assert current_analysis_version() != before
+
+
 def test_results_round_trip_per_run(tmp_path: Path, samples: LoadResult) -> None:
     seen = []
     res = analyze(samples.traces, samples.steps, embedder=HashingEmbedder(), on_run=seen.append)
