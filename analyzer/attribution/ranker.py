@@ -169,23 +169,22 @@ class Ranker:
         return evidence_offset(features, p.evidence_weight, p.evidence_weight_long, p.train_max_steps,
                                p.evidence_weight_grounded)
 
-    def confidence_temperature(self, features: np.ndarray) -> float:
+    def confidence_temperature(self, features: np.ndarray, logits: np.ndarray | None = None) -> float:
         """Temperature of the reported probabilities of one run (:func:`matching_temperature`).
 
         1 unless the run logs tool output and the grounded evidence boost applies; then the
         temperature at which the top step's probability is the one the ranker gives it without
-        the boost.
+        the boost. ``logits`` are this run's :meth:`logits`, when the caller has them already.
         """
         p = self.params
-        if features.size == 0 or evidence_weight_for(features.shape[0], p.evidence_weight, p.evidence_weight_long,
-                                                     p.train_max_steps) >= p.evidence_weight_grounded:
+        if features.size == 0:
             return 1.0
         plain = evidence_offset(features, p.evidence_weight, p.evidence_weight_long, p.train_max_steps)
         boosted = self.offset(features)
         if np.array_equal(plain, boosted):
             return 1.0
-        fitted = self.design(features) @ self._w
-        return matching_temperature(fitted + boosted, fitted + plain)
+        ranked = self.logits(features) if logits is None else np.asarray(logits, dtype=np.float64)
+        return matching_temperature(ranked, ranked - boosted + plain)
 
     def logits(self, features: np.ndarray) -> np.ndarray:
         """Unnormalised scores of each step (higher = more likely decisive)."""
@@ -250,13 +249,14 @@ def matching_temperature(logits: np.ndarray, reference: np.ndarray) -> float:
         1 when the boost does not lower the top step's probability; at most
         :data:`MAX_TEMPERATURE` (the probability cannot go below uniform).
     """
-    if logits.size < 2:
+    scores = np.asarray(logits, dtype=np.float64)
+    if scores.size < 2:
         return 1.0
-    top = int(np.argmax(logits))
+    top = int(np.argmax(scores))
     target = float(softmax(np.asarray(reference, dtype=np.float64))[top])
 
     def p_top(temp: float) -> float:
-        return float(softmax(np.asarray(logits, dtype=np.float64) / temp)[top])
+        return float(softmax(scores / temp)[top])
 
     if target >= p_top(1.0):
         return 1.0

@@ -139,6 +139,7 @@ def test_the_grounded_boost_is_undone_in_the_reported_probabilities() -> None:
     assert ranker.confidence_temperature(chat) == 1.0  # no tool output: no boost
     temp = ranker.confidence_temperature(grounded)
     assert temp > 1.0
+    assert ranker.confidence_temperature(grounded, ranker.logits(grounded)) == pytest.approx(temp)
     plain = ranker.design(grounded) @ ranker.weights + 0.8 * ranker.params.evidence_weight * (
         np.arange(len(grounded)) == 3)
     top = int(np.argmax(ranker.logits(grounded)))
