@@ -87,10 +87,19 @@ def asserted(pattern: re.Pattern[str], prose: str) -> re.Match[str] | None:
     it ("it does not work correctly") asserts nothing.
     """
     for m in pattern.finditer(prose):
-        sentence = re.split(r"[.!?\n]", prose[max(0, m.start() - 120):m.start()])[-1]
-        if not _NOT_ASSERTED_RE.search(sentence):
+        if asserts_at(prose, m.start()):
             return m
     return None
+
+
+def asserts_at(prose: str, start: int) -> bool:
+    """Whether a claim starting at ``start`` is asserted (see :func:`asserted`).
+
+    It is when the sentence before it neither announces a check, makes it a condition or a
+    question, nor negates it.
+    """
+    sentence = re.split(r"[.!?\n]", prose[max(0, start - 120):start])[-1]
+    return not _NOT_ASSERTED_RE.search(sentence)
 
 REVISION_RE = re.compile(
     r"\b(instead|alternative(?:ly)?|different approach|another approach|new approach|"
@@ -232,6 +241,41 @@ def code_blocks(text: str) -> list[str]:
     return [m.group(1) for m in _CODE_RE.finditer(text)]
 
 
+_FORMAT_CUE_RE = re.compile(
+    r"\b(?:(?:following|output|response|this|the)\s+format|format\s*:|adhere\s+to|template|schema)\b", re.IGNORECASE)
+_PLACEHOLDER_RE = re.compile(
+    r"^\s*(?:\.\.\.|…),?\s*$|,\s*(?:\.\.\.|…)\s*[}\]]|\barg_(?:name|value)\b|<(?:your|insert)\b[^<>\n]{0,40}>",
+    re.IGNORECASE | re.MULTILINE)
+FORMAT_CUE_WINDOW = 300
+"""Characters before a code block searched for a format cue ("in the following format")."""
+
+
+def format_templates(text: str) -> list[str]:
+    """Code blocks that specify an output format rather than do something.
+
+    A block counts when the text just before it announces a format ("Output should adhere to
+    the following format", "template", "schema") *and* the block holds placeholders: a line
+    of only ``...``, a trailing ``, ...}``, ``arg_name``/``arg_value``, ``<your …>``. Systems
+    that log an agent's whole prompt as its message (MetaGPT's role prompts) carry one such
+    block in every prompt; it is the instruction the model was given, not an action.
+    """
+    out: list[str] = []
+    for m in _CODE_RE.finditer(text):
+        before = text[max(0, m.start() - FORMAT_CUE_WINDOW):m.start()]
+        if _FORMAT_CUE_RE.search(before) and _PLACEHOLDER_RE.search(m.group(1)):
+            out.append(m.group(1))
+    return out
+
+
+def echoes_prompt(step: Step) -> bool:
+    """True when a step's text carries an output-format template (:func:`format_templates`).
+
+    Such a step logs the prompt the model was given, so repeating it is not the agent
+    repeating itself.
+    """
+    return "```" in step.text and bool(format_templates(step.text[:50000]))
+
+
 def strip_code(text: str) -> str:
     """The text with fenced code blocks removed."""
     return _CODE_RE.sub(" ", text)
@@ -331,14 +375,15 @@ def is_acting(step: Step) -> bool:
 def action_signature(step: Step) -> str | None:
     """Normalised description of what a decision step does, for duplicate checks.
 
-    Tool name plus arguments for tool calls; the code blocks for steps that carry code;
-    None for steps that do not act.
+    Tool name plus arguments for tool calls; the code blocks for steps that carry code (not
+    output-format templates, :func:`format_templates`); None for steps that do not act.
     """
     if not is_decision(step):
         return None
     if step.tool_name or step.tool_args:
         return squash(f"{step.tool_name or ''} {step.tool_args or ''}")
-    blocks = code_blocks(step.text)
+    templates = format_templates(step.text) if "```" in step.text else []
+    blocks = [b for b in code_blocks(step.text) if b not in templates]
     if blocks:
         return squash("\n".join(blocks))
     if step.kind in (StepKind.ACTION, StepKind.TOOL_CALL):

@@ -2,8 +2,11 @@
 
 Actions are compared by their signature (tool name + arguments, or the code a step runs):
 identical, word 3-gram overlap >= 85%, or the same call with only numbers changed (a
-guessing loop; it counts only when the output did not change either, so pagination does not). Long agent messages are compared by their word 3-gram overlap. A repeat
-whose following observation also repeats (no progress) scores higher.
+guessing loop; it counts only when the output did not change either, so pagination does
+not). Long agent messages are compared by their word 3-gram overlap. A repeat whose following
+observation also repeats (no progress) scores higher. A step that logs the prompt the model was
+given (it carries an output-format template, :func:`~analyzer.detection.text.echoes_prompt`) is
+not compared: its repeats are the system re-sending the prompt, not the agent repeating itself.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import re
 from analyzer.detection.helpers import make_finding
 from analyzer.detection.text import (
     action_signature,
+    echoes_prompt,
     is_decision,
     is_termination_only,
     jaccard,
@@ -63,7 +67,7 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
     out: list[Finding] = []
     flagged: set[int] = set()
     for s in steps:
-        if not is_decision(s) or is_termination_only(s.text):
+        if not is_decision(s) or is_termination_only(s.text) or echoes_prompt(s):
             continue
         sig = action_signature(s)
         is_action = sig is not None

@@ -28,6 +28,7 @@ from analyzer.detection.helpers import make_finding
 from analyzer.detection.text import (
     RESULT_CLAIM_RE,
     action_signature,
+    asserts_at,
     entities,
     is_decision,
     is_empty_output,
@@ -64,11 +65,13 @@ _NEGATED_RE = re.compile(r"\b(?:not|n't|no|never|without|unable)\b[^.\n]{0,40}$"
 
 
 def _claims(pattern: re.Pattern[str], prose: str) -> bool:
-    """True when the prose makes the claim without a negation just before it."""
-    for m in pattern.finditer(prose):
-        if not _NEGATED_RE.search(prose[max(0, m.start() - 40):m.start()]):
-            return True
-    return False
+    """True when the prose asserts the claim, with no "no"/"without" just before it.
+
+    Asserted as :func:`~analyzer.detection.text.asserts_at` says: not announced ("I will
+    check that it was found"), conditioned, asked or negated.
+    """
+    return any(asserts_at(prose, m.start()) and not _NEGATED_RE.search(prose[max(0, m.start() - 40):m.start()])
+               for m in pattern.finditer(prose))
 
 
 def _producer(steps: list[Step], obs: Step) -> Step | None:

@@ -12,7 +12,9 @@ from analyzer.detection import DECISIVE_PHASE, run_detectors
 from analyzer.detection.text import (
     action_signature,
     briefing_steps,
+    echoes_prompt,
     entities,
+    format_templates,
     is_empty_output,
     is_termination_only,
     normalise_number,
@@ -115,6 +117,17 @@ def test_text_helpers() -> None:
     assert action_signature(call) == 'bash {"cmd": "ls"}'
     assert action_signature(code) == "print(1)"
     assert action_signature(Step(index=2, kind=StepKind.MESSAGE, text="plain words")) is None
+    template = ("Output should adhere to the following format.\n```json\n[\n"
+                '    {"command_name": "ClassName.method_name", "args": {"arg_name": arg_value, ...}},\n    ...\n]\n```')
+    prompt = Step(index=3, kind=StepKind.MESSAGE, text="# Current Plan\nNo Plan\n" + template)
+    assert format_templates(prompt.text) and echoes_prompt(prompt)
+    assert action_signature(prompt) is None  # a format template is not an action
+    both = Step(index=4, kind=StepKind.MESSAGE, text=template + "\nNow:\n```bash\nls -la\n```")
+    assert action_signature(both) == "ls -la" and echoes_prompt(both)
+    # an ellipsis in real code, or a format cue without placeholders, is not a template
+    assert not format_templates("Here is the fix:\n```python\nitems = [1, 2, ...]\n```")
+    assert not format_templates("Save it in the following format.\n```json\n{\"rate\": 3.9}\n```")
+    assert not echoes_prompt(code)
     t = Trajectory(task="Count the open bug issues per component in the widgets repository", steps=[
         Step(index=0, kind=StepKind.SYSTEM, text="You are helpful."),
         Step(index=1, kind=StepKind.MESSAGE, text="Task: count the open bug issues per component in widgets repository."),

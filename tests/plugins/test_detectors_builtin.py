@@ -126,6 +126,33 @@ def test_repeated_action_quiet_on_different_actions() -> None:
     assert detect("repeated_action", t) == []
 
 
+_PROMPT_ECHO = ("Engineer thinking: \n# Current Plan\nNo Plan\n\n# Your commands in a json array\n"
+                "Output should adhere to the following format.\n```json\n[\n    {\n"
+                '        "command_name": "ClassName.method_name" or "function_name",\n'
+                '        "args": {"arg_name": arg_value, ...}\n    },\n    ...\n]\n```\n')
+
+
+def test_repeated_action_skips_a_logged_prompt_that_is_re_sent() -> None:
+    """MetaGPT logs each role's whole prompt (with its output-format template) as the agent's
+    message; the prompt re-sent between the agent's real decisions is not the agent repeating."""
+    t = run(TASK, [{"kind": MESSAGE, "text": _PROMPT_ECHO},
+                   {"kind": MESSAGE, "text": "I will write the PRD.\n```json\n[{\"command_name\": \"Editor.write\"}]\n```"},
+                   {"kind": MESSAGE, "text": _PROMPT_ECHO},
+                   {"kind": MESSAGE, "text": "The PRD is done.\n```json\n[{\"command_name\": \"Plan.finish\"}]\n```"},
+                   {"kind": MESSAGE, "text": _PROMPT_ECHO}])
+    assert detect("repeated_action", t) == []
+
+
+def test_repeated_action_still_fires_on_a_repeated_code_action_beside_a_template() -> None:
+    """Only the template block is ignored: the same real command twice is still a repeat."""
+    act = "Running it again.\n```bash\npip install widgets-sdk\n```"
+    t = run(TASK, [{"kind": MESSAGE, "text": act},
+                   {"kind": OBS, "text": "ERROR: No matching distribution found for widgets-sdk", "error": True},
+                   {"kind": MESSAGE, "text": act},
+                   {"kind": OBS, "text": "ERROR: No matching distribution found for widgets-sdk", "error": True}])
+    assert steps_of(detect("repeated_action", t)) == [2]
+
+
 # ---- failed recovery -------------------------------------------------------------------
 def test_failed_recovery_fires_on_unchanged_retry() -> None:
     t = run(TASK, [{"kind": CALL, "tool": "bash", "args": {"cmd": "python migrate.py"}},
