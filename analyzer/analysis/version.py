@@ -21,11 +21,12 @@ from analyzer.plugin_host.registry import PluginHost, default_host
 NO_JUDGE = "none"
 """Judge part of the version when no judge took part."""
 
-ATTRIBUTION_RULES = 2
+ATTRIBUTION_RULES = 3
 """Version of the code that turns the ranker's params into a stored result (hashed with them).
 Raised when the same params give different stored figures: 2 reports probabilities at the
 matched temperature on runs with tool output (``Ranker.confidence_temperature``), so results
-stored before it carry the old confidence and are stale."""
+stored before it carry the old confidence and are stale; 3 no longer reads a category from the
+words of a step that logs the model's prompt, and quotes what differs between such prompts."""
 
 _HASH_CHARS = 8
 

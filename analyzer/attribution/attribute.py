@@ -20,7 +20,7 @@ import numpy as np
 from analyzer.attribution.features import FEATURE_NAMES, acts
 from analyzer.attribution.ranker import softmax
 from analyzer.attribution.rationale import Rationale, explain, ranking_tail, simple
-from analyzer.detection.text import agent_identity, is_decision
+from analyzer.detection.text import agent_identity, echoes_prompt, is_decision
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
 from analyzer.taxonomy import CATEGORY_IDS, Category
@@ -162,7 +162,9 @@ def choose_category(
 
     Findings on the step count fully, findings one step away count 60%; the judge's
     distribution (if any) is blended in at half weight. Without any evidence, simple
-    structural defaults apply (first decision -> planning error, etc.).
+    structural defaults apply (first decision -> planning error, etc.); on a step that logs the
+    prompt the model was given (:func:`~analyzer.detection.text.echoes_prompt`) the defaults read
+    from its words (claims, numbers) do not apply: they are the prompt's.
     """
     votes: dict[str, float] = {}
     for f in findings:
@@ -186,6 +188,10 @@ def choose_category(
         row = features[step]
         if row[col["observation"]] and trajectory.steps[step].is_error:
             return Category.ENVIRONMENT_FAILURE.value, "error output at the step"
+        if echoes_prompt(trajectory.steps[step]):
+            # the words are the prompt's instructions ("if you finish the task ..."), not the agent's claims
+            row = row.copy()
+            row[[col["assume"], col["new_numbers_prose_log"], col["verify"], col["done"]]] = 0.0
         if row[col["assume"]] or row[col["new_numbers_prose_log"]] > 1.0:
             return Category.HALLUCINATION.value, "unsupported claims at the step"
         if row[col["first_decision"]] or row[col["briefing"]]:

@@ -8,6 +8,8 @@ with an ellipsis.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -20,9 +22,10 @@ from analyzer.detection.text import (
     RETRIEVAL_CLAIM_RE,
     VERIFY_RE,
     content_words,
+    echoes_prompt,
     normalise_number,
 )
-from analyzer.schema.models import Step
+from analyzer.schema.models import Step, StepKind
 
 QUOTE_LIMIT = 200
 """Longest quote, in characters (ellipsis marks included)."""
@@ -152,14 +155,34 @@ def significant(token: str) -> bool:
     return abs(v) >= 10 or not v.is_integer()
 
 
-def key_segment(step: Step) -> Segment | None:
-    """The step's most specific sentence (first of equals); None when the step has no text."""
+def key_segment(step: Step, boilerplate: frozenset[str] = frozenset()) -> Segment | None:
+    """The step's most specific sentence (first of equals); None when the step has no text.
+
+    Sentences in ``boilerplate`` (:func:`recurring_prompt_text`) are taken only when the step
+    has nothing else.
+    """
     segs = [s for s in segments(step) if len(s.text) >= 3]
     if not segs:
         segs = [s for src in ("error_text", "tool_args") for s in segments(step, src) if len(s.text) >= 3]
     if not segs:
         return None
-    return max(segs, key=lambda s: (specificity(s), -s.start))
+    return max(segs, key=lambda s: (s.text not in boilerplate, specificity(s), -s.start))
+
+
+def recurring_prompt_text(steps: Sequence[Step]) -> frozenset[str]:
+    """Sentences that recur in two or more different logged prompts of a run.
+
+    A system that logs each model call's whole prompt as the agent's message (a step that
+    :func:`~analyzer.detection.text.echoes_prompt`) repeats its instructions in every prompt
+    ("Pay close attention to the Example provided", the output format); what differs between
+    the prompts (the goal, the plan, the tool state) is what a quote should show. Identical
+    prompts count once, so a prompt re-sent unchanged does not make its own goal boilerplate.
+    Empty for runs that log no prompts.
+    """
+    counts: Counter[str] = Counter()
+    for text in dict.fromkeys(s.text for s in steps if echoes_prompt(s)):
+        counts.update({seg.text for seg in segments(Step(index=0, kind=StepKind.MESSAGE, text=text))})
+    return frozenset(t for t, c in counts.items() if c >= 2)
 
 
 def _error_weight(text: str) -> int:

@@ -36,6 +36,7 @@ from analyzer.attribution.quotes import (
     is_error_output,
     key_segment,
     locate,
+    recurring_prompt_text,
     segments,
     significant,
     specificity,
@@ -252,6 +253,10 @@ class _Builder:
     step: int
     parts: list[Message] = field(default_factory=list)
     quoted: set[tuple[int, str, int]] = field(default_factory=set)
+    boilerplate: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.boilerplate = recurring_prompt_text(self.trajectory.steps)
 
     @property
     def steps(self) -> list[Step]:
@@ -305,7 +310,7 @@ def _best_finding(findings: Sequence[Finding], step: int, category: str | None) 
                                     f.source != "judge_category", f.score))
 
 
-def _finding_evidence(traj: Trajectory, f: Finding) -> Segment | None:
+def _finding_evidence(traj: Trajectory, f: Finding, boilerplate: frozenset[str] = frozenset()) -> Segment | None:
     """Where the finding's evidence quote is in the trace (its most specific sentence)."""
     steps = traj.steps
     lo = f.evidence_start if f.evidence_start is not None else f.step
@@ -319,9 +324,9 @@ def _finding_evidence(traj: Trajectory, f: Finding) -> Segment | None:
                 seg = locate(steps[i], f.evidence_quote)
                 if seg is not None:
                     if default and seg.step == f.step:
-                        return key_segment(steps[f.step]) or seg
+                        return key_segment(steps[f.step], boilerplate) or seg
                     return seg
-    return key_segment(own) if own is not None else None
+    return key_segment(own, boilerplate) if own is not None else None
 
 
 def _agent_next(steps: Sequence[Step], after: int, agent: str) -> Step | None:
@@ -339,7 +344,7 @@ def _next_clause(b: _Builder, after: int, agent: str, error: bool) -> None:
     nxt = _agent_next(b.steps, after, agent)
     if nxt is None or nxt.index == b.step or b.quoted_step(nxt.index):
         return
-    seg = key_segment(nxt)
+    seg = key_segment(nxt, b.boilerplate)
     if seg is None:
         return
     text = b.q(seg, SECONDARY_QUOTE)
@@ -498,7 +503,7 @@ def _fallback_quote(b: _Builder) -> None:
     for dist in range(1, n):
         for i in (b.step - dist, b.step + dist):
             if 0 <= i < n:
-                seg = key_segment(b.steps[i])
+                seg = key_segment(b.steps[i], b.boilerplate)
                 if seg is not None:
                     b.add("empty", step=b.step)
                     b.evidence(seg, SECONDARY_QUOTE)
@@ -539,17 +544,17 @@ def explain(
     f = _best_finding(findings, step, cat)
     subject = f.step if f is not None else step
     b.add(f"what.{f.category if f is not None else cat}", step=subject)
-    found = _finding_evidence(trajectory, f) if f is not None else None
+    found = _finding_evidence(trajectory, f, b.boilerplate) if f is not None else None
     claim = _number_claim(b)
     # the number claim is the decisive step's own quote unless a finding located a different sentence of it
     numbered = subject == step and (found is None or found.step != step or (
         claim is not None and (claim.segment.source, claim.segment.start) == (found.source, found.start)))
     numbered = numbered and _unsupported_numbers(b, claim, here=True)
-    own = found if found is not None and found.step == subject else key_segment(trajectory.steps[subject])
+    own = found if found is not None and found.step == subject else key_segment(trajectory.steps[subject], b.boilerplate)
     if own is not None and not numbered:
         b.evidence(own, PRIMARY_QUOTE, here=subject)
     if subject != step and not b.quoted_step(step):
-        seg = key_segment(d)
+        seg = key_segment(d, b.boilerplate)
         if seg is not None:
             b.evidence(seg, SECONDARY_QUOTE)
     if f is not None and found is not None and found.step != subject:

@@ -12,7 +12,9 @@ import polars as pl
 import pytest
 
 from analyzer.analysis.result import AnalysisResult
-from analyzer.attribution.quotes import QUOTE_LIMIT, clip
+from analyzer.attribution.attribute import choose_category
+from analyzer.attribution.features import FEATURE_NAMES, step_features
+from analyzer.attribution.quotes import QUOTE_LIMIT, clip, key_segment, recurring_prompt_text
 from analyzer.attribution.rationale import (
     RATIONALE_MESSAGES,
     Rationale,
@@ -190,6 +192,38 @@ def test_key_sentence_is_the_most_specific_one() -> None:
     ])
     text = _assert_explains(explain(t, 1, "planning_error"), t)
     assert "it says “I will drop the orders table and recreate it from the CSV backup.”" in text
+
+
+def _prompt(goal: str) -> str:
+    """A role prompt logged as the agent's message, the way MetaGPT logs one per model call."""
+    return (f"Engineer thinking: \n# Current Plan\n[GOAL] {goal}\n\n# Instruction\n"
+            "If you finish current task, you will automatically take the next task in the existing plan.\n"
+            "Some text indicating your thoughts before JSON is required, such as what tasks have been completed.\n"
+            "Output should adhere to the following format.\n```json\n[\n"
+            '    {"command_name": "ClassName.method_name", "args": {"arg_name": arg_value, ...}},\n    ...\n]\n```\n')
+
+
+def test_a_logged_prompt_is_quoted_by_what_differs_from_the_run_s_other_prompts() -> None:
+    """The prompt's instructions recur in every logged prompt; its goal is what the quote shows,
+    and words of the instructions ("what tasks have been completed") name no category."""
+    goal = "Write parse_dates so that it returns UTC datetimes for the 2,400 legacy records."
+    t = _run("Implement parse_dates.", [
+        _user(0, "Implement parse_dates."),
+        _say(1, _prompt("Create a plan for the parse_dates task.")),
+        _say(2, "I will assign the task to the Engineer.\n```json\n[{\"command_name\": \"Plan.append_task\"}]\n```"),
+        _say(3, _prompt(goal)),
+        _say(4, "I will write the function now.\n```json\n[{\"command_name\": \"Editor.write\"}]\n```"),
+    ])
+    assert recurring_prompt_text(t.steps)
+    assert key_segment(t.steps[3], recurring_prompt_text(t.steps)).text == f"[GOAL] {goal}"
+    text = _assert_explains(explain(t, 3, None), t)
+    assert f"[GOAL] {goal}" in text and "what tasks have been completed" not in text
+    feats = step_features(t)
+    col = FEATURE_NAMES.index("done")
+    assert feats[3, col] > 0  # the instructions' "finish current task" reads as a done claim ...
+    assert choose_category(t, 3, [], feats)[0] != "false_success"  # ... but it is the prompt's, not the agent's
+    # one prompt re-sent unchanged: nothing differs, so nothing is boilerplate
+    assert recurring_prompt_text([t.steps[3], t.steps[3].model_copy(update={"index": 5})]) == frozenset()
 
 
 def test_step_without_text_borrows_a_neighbour_or_the_task() -> None:
