@@ -47,6 +47,7 @@ Mapping (one trajectory per trace id):
 
 from __future__ import annotations
 
+import ast
 import base64
 import binascii
 import math
@@ -80,6 +81,8 @@ MAX_NESTING = 256
 MAX_EPOCH_NS = 253_402_300_800 * 10**9
 """Times at or beyond year 10000 (either side of the epoch) are not plausible span times."""
 
+_LITERAL_CHARS = 100_000
+"""Longest tool input read as a Python dict literal (``ast.literal_eval``; longer stays text)."""
 _STEP_KINDS = frozenset({"LLM", "TOOL", "RETRIEVER"})
 _OI_KINDS = frozenset({"LLM", "EMBEDDING", "CHAIN", "RETRIEVER", "RERANKER", "TOOL", "AGENT", "GUARDRAIL",
                        "EVALUATOR", "PROMPT", "DECISION", "UNKNOWN"})
@@ -747,17 +750,47 @@ def _output_message(span: Span) -> _Msg:
     return merged
 
 
+_LANGCHAIN_GENERATIONS = ("ChatGeneration", "ChatGenerationChunk")
+
+
+def _langchain_message(m: Mapping[str, Any]) -> dict[str, Any]:
+    """A LangChain ``AIMessage`` (as a ``ChatGeneration``'s ``message``) in the OpenAI chat shape.
+
+    Its calls are LangChain ``ToolCall`` records (``name``, ``args``, ``id``) in ``tool_calls``, or the
+    provider's OpenAI calls in ``additional_kwargs.tool_calls``.
+    """
+    calls = m.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        calls = [{"id": c.get("id"), "function": {"name": c.get("name"), "arguments": c.get("args")}}
+                 for c in calls if isinstance(c, Mapping)]
+    else:
+        extra = m.get("additional_kwargs")
+        calls = extra.get("tool_calls") if isinstance(extra, Mapping) and isinstance(extra.get("tool_calls"), list) \
+            else []
+    return {"role": "assistant", "content": m.get("content"), "tool_calls": calls}
+
+
 def _anyagent_output(a: Mapping[str, Any]) -> list[_Msg]:
-    """any-agent's ``gen_ai.output`` (older: ``genai.output``): the text, or a JSON list of tool calls."""
+    """any-agent's ``gen_ai.output`` (older: ``genai.output``): the text, or the model's tool calls.
+
+    The calls come as a JSON list of OpenAI calls (``function``/``name``), of any-agent's own
+    ``{"tool.name", "tool.args"}`` records (its smolagents, LlamaIndex and Agno traces), or as a
+    LangChain ``ChatGeneration`` (its LangChain/LangGraph traces).
+    """
     raw = _first(a, "gen_ai.output", "genai.output")
     if raw is None:
         return []
     doc = _json_value(raw)
-    if isinstance(doc, list) and doc and all(isinstance(c, Mapping) and ("function" in c or "name" in c)
-                                             for c in doc):
-        return _genai_messages([{"role": "assistant", "tool_calls": doc}])
-    if isinstance(doc, Mapping) and ("role" in doc or "tool_calls" in doc):
-        return _genai_messages([doc])
+    if isinstance(doc, list) and doc and all(isinstance(c, Mapping) for c in doc):
+        if all("tool.name" in c for c in doc):
+            doc = [{"function": {"name": c.get("tool.name"), "arguments": c.get("tool.args")}} for c in doc]
+        if all("function" in c or "name" in c for c in doc):
+            return _genai_messages([{"role": "assistant", "tool_calls": doc}])
+    if isinstance(doc, Mapping):
+        if isinstance(doc.get("message"), Mapping) and doc.get("type") in _LANGCHAIN_GENERATIONS:
+            doc = _langchain_message(doc["message"])
+        if "role" in doc or "tool_calls" in doc:
+            return _genai_messages([doc])
     return [_Msg(role="assistant", text=as_text(raw))]
 
 
@@ -935,12 +968,43 @@ def _llm_steps(span: Span, agent: str, steps: list[Step]) -> None:
 
 
 def _call_args(value: Any) -> Any:
-    """Tool arguments, unwrapping smolagents' ``{"args": [], "sandbox": ..., "kwargs": {...}}`` input."""
+    """Tool arguments, unwrapping smolagents' ``{"args": [], "sandbox": ..., "kwargs": {...}}`` input.
+
+    A Python dict literal (``{'timezone': 'America/New_York'}``: LangChain tools' input as
+    any-agent records it) is read as the dict it writes.
+    """
     doc = _json_value(value)
     if (isinstance(doc, Mapping) and isinstance(doc.get("kwargs"), Mapping) and not doc.get("args")
             and set(doc) <= {"args", "kwargs", "sandbox"}):
         return dict(doc["kwargs"])
+    if isinstance(doc, str) and doc.lstrip()[:1] == "{" and len(doc) <= _LITERAL_CHARS:
+        try:
+            lit = ast.literal_eval(doc)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return value
+        if isinstance(lit, dict):
+            return lit
     return value
+
+
+def _tool_result_text(result: Any) -> str:
+    """A tool span's result as text.
+
+    A JSON string literal (a quoted ``"2025"``, as any-agent's LangChain traces write a tool's
+    output) is unquoted, and a bare ``null`` is no output.
+    """
+    text = as_text(result)
+    stripped = text.strip()
+    if stripped == "null":
+        return ""
+    if len(stripped) >= 2 and stripped[0] == stripped[-1] == '"':
+        try:
+            inner = orjson.loads(stripped)
+        except orjson.JSONDecodeError:
+            return text
+        if isinstance(inner, str):
+            return "" if inner.strip() == "null" else inner
+    return text
 
 
 def _tool_step(span: Span, agent: str | None, steps: list[Step]) -> None:
@@ -959,7 +1023,7 @@ def _tool_step(span: Span, agent: str | None, steps: list[Step]) -> None:
     is_err = span.status == "ERROR" or exc is not None
     err = (span.status_message or exc or "tool span ended with status ERROR") if is_err else None
     steps.append(Step(index=len(steps), agent=agent or "tool", role=Role.TOOL, kind=StepKind.OBSERVATION,
-                      text=as_text(result) if result is not None else (err or ""),
+                      text=_tool_result_text(result) if result is not None else (err or ""),
                       tool_name=None if name is None else str(name), tool_args=args_text(args),
                       tool_call_id=_opt(_first(a, "gen_ai.tool.call.id", "tool_call.id")),
                       is_error=is_err, error_text=err[:2000] if err else None,
@@ -1024,6 +1088,9 @@ def build_trajectory(trace_id: str, spans: list[Span], labels: Mapping[str, Any]
     if answer is None and root.attrs.get("output.value") is not None:
         msgs = _value_messages(root.attrs["output.value"])
         answer = msgs[-1].text if msgs else as_text(root.attrs["output.value"])
+    if answer is None:  # smolagents ends a run by calling its final_answer tool
+        answer = next((st.text for st in reversed(steps) if st.kind == StepKind.OBSERVATION
+                       and st.tool_name == "final_answer" and st.text.strip()), None)
     if answer is None:
         answer = next((st.text for st in reversed(steps) if st.kind == StepKind.MESSAGE and st.text.strip()), None)
     truth = _lookup(sources, "trajscope.ground_truth", "ground_truth", "expected_answer")

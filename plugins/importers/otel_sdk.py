@@ -31,6 +31,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import orjson
+
 from analyzer.loading.jsonio import first_json_char
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Trajectory
@@ -75,8 +77,11 @@ class OtelSdkImporter:
 
 
 def _final_output(col: _Collector) -> str | None:
-    """any-agent's ``final_output`` next to the spans."""
+    """any-agent's ``final_output`` next to the spans (a structured output as JSON; ``{}`` is none)."""
     doc = col.document
-    if isinstance(doc, dict) and isinstance(doc.get("final_output"), str):
-        return str(doc["final_output"])
+    out = doc.get("final_output") if isinstance(doc, dict) else None
+    if isinstance(out, str):
+        return out
+    if isinstance(out, (dict, list)) and out:
+        return orjson.dumps(out).decode()
     return None

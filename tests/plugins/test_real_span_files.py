@@ -263,3 +263,58 @@ def test_genai_parts_attributes_in_a_console_span(tmp_path: Path) -> None:
     assert t.task == "Weather in Paris?" and t.model == "gpt-4-0613"
     assert t.final_answer == "The weather in Paris is currently rainy with a temperature of 57°F."
     assert _kinds(t) == ["user", "message"] and (t.steps[1].tokens_in, t.steps[1].tokens_out) == (97, 52)
+
+
+# ---- any-agent AgentTrace files (smolagents and LangGraph runs, mozilla-ai/any-agent) ------------
+
+ANY_SMOLAGENTS = REAL / "any_agent" / "SMOLAGENTS_trace.json"
+ANY_LANGCHAIN = REAL / "any_agent" / "LANGCHAIN_trace.json"
+
+
+def test_any_agent_smolagents_trace_reads_tool_name_records_and_the_final_answer_tool(host: PluginHost) -> None:
+    """smolagents' model calls are ``[{"tool.name", "tool.args"}]`` records, and its answer is the
+    ``final_answer`` tool's output (``final_output`` is ``{}``): no step is raw JSON."""
+    spec, _, _ = claim(ANY_SMOLAGENTS, host)
+    assert spec is not None and spec.id == "otel_sdk"
+    t = _one(OtelSdkImporter(), ANY_SMOLAGENTS)
+    assert t.task.startswith("New task:\nFind what year it is in the America/New_York timezone")
+    assert _kinds(t) == ["user"] + ["tool_call", "observation"] * 3
+    calls = [s for s in t.steps if s.kind == "tool_call"]
+    assert [c.tool_name for c in calls] == ["get_current_time", "write_file", "final_answer"]
+    assert json.loads(calls[1].tool_args or "") == {"text": "2025"}
+    assert all(c.text == "" and c.role == "assistant" for c in calls)
+    assert (calls[0].tokens_in, calls[0].tokens_out) == (457, 16)
+    assert t.final_answer is not None and json.loads(t.final_answer)["steps"][1]["description"] == \
+        "Write the year to a file."
+    _no_raw_json(t.model_copy(update={"final_answer": None}))
+
+
+def test_any_agent_langgraph_trace_reads_a_langchain_generation(host: PluginHost) -> None:
+    """LangGraph's model output is a LangChain ``ChatGeneration`` (calls under
+    ``message.additional_kwargs.tool_calls``); tool outputs are JSON string literals, ``"null"``
+    for none. No step carries the generation's JSON (whose token counts read as unsupported numbers)."""
+    spec, _, _ = claim(ANY_LANGCHAIN, host)
+    assert spec is not None and spec.id == "otel_sdk"
+    t = _one(OtelSdkImporter(), ANY_LANGCHAIN)
+    assert _kinds(t) == ["tool_call", "observation", "tool_call", "observation", "message"]
+    call, obs, write, written, answer = t.steps
+    assert (call.tool_name, call.tool_call_id) == ("get_current_time", "call_3uGrOjunv0acuVI6t9I9w7bD")
+    assert json.loads(call.tool_args or "") == {"timezone": "America/New_York"}
+    assert obs.tool_call_id == call.tool_call_id and json.loads(obs.text)["timezone"] == "America/New_York"
+    assert write.tool_name == "write_file" and written.text == ""
+    assert answer.text.startswith("The year in the America/New_York timezone is 2025.")
+    assert t.final_answer == answer.text
+    assert not any("completion_tokens" in s.text or "cached_tokens" in s.text for s in t.steps)
+
+
+def test_any_agent_python_literal_arguments_are_read_as_a_dict(tmp_path: Path) -> None:
+    """A LangChain tool span's input as any-agent writes it: a Python dict literal, not JSON."""
+    doc = json.loads(ANY_LANGCHAIN.read_text(encoding="utf-8"))
+    for span in doc["spans"]:
+        if span["attributes"].get("gen_ai.operation.name") == "execute_tool":
+            span["attributes"]["gen_ai.tool.args"] = "{'timezone': 'America/New_York', 'utc': False}"
+    path = tmp_path / "literal_args.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    t = _one(OtelSdkImporter(), path)
+    obs = next(s for s in t.steps if s.kind == "observation")
+    assert json.loads(obs.tool_args or "") == {"timezone": "America/New_York", "utc": False}
