@@ -101,6 +101,7 @@ def asserts_at(prose: str, start: int) -> bool:
     sentence = re.split(r"[.!?\n]", prose[max(0, start - 120):start])[-1]
     return not _NOT_ASSERTED_RE.search(sentence)
 
+
 REVISION_RE = re.compile(
     r"\b(instead|alternative(?:ly)?|different approach|another approach|new approach|"
     r"(?:didn't|did not|doesn't|does not|won't|will not) work|was wrong|were wrong|mistake|incorrect(?:ly)?|"
