@@ -30,6 +30,10 @@ def test_misread_outputs_score_zero_and_give_a_finding(output: str, claim: str, 
     ("config.py:12:MAX_RETRIES = 5", "It is defined in config.py line 12 with value 5."),
     ("Traceback (most recent call last):\nNameError: x", "The script failed with a NameError; I'll fix x first."),
     ("config.py:12:MAX_RETRIES = 5", "I did not find any other definition besides config.py."),
+    # an announced or conditioned check is not a success claim (asserts_at)
+    ("Traceback (most recent call last):\nNameError: x",
+     "The import failed. Let's modify the script and run it again to ensure it works correctly."),
+    ("Traceback (most recent call last):\nNameError: x", "Once the tests pass, we can report the value."),
 ])
 def test_faithful_readings_give_no_finding(output: str, reply: str) -> None:
     t = run(TASK, [bash("grep -rn MAX_RETRIES ."), out(output, error="Traceback" in output),
