@@ -25,7 +25,7 @@ mini-swe-agent ``.traj.json`` files and Who&When/tau-bench files are left to the
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -192,6 +192,19 @@ def _role_of(raw: Any) -> str:
             "function": "tool", "ipython": "tool", "observation": "tool"}.get(role, role)
 
 
+def _agent_of(msg: Mapping[str, Any]) -> str:
+    """Agent name of a message whose role is not a standard one: its name, role or source, else ``assistant``.
+
+    Never the text ``None``: a message with ``type`` but no ``role`` (an AutoGen AgentChat
+    ``TextMessage`` read here by "Open with...") still gets a real name.
+    """
+    for key in ("name", "role", "source"):
+        val = msg.get(key)
+        if val is not None and str(val).strip():
+            return str(val)
+    return "assistant"
+
+
 def _observation(b: _Builder, text: str, *, agent: str, call_id: str | None, tool_name: str | None,
                  flag: Any, native: int, meta: dict[str, Any]) -> None:
     if isinstance(flag, bool):
@@ -339,7 +352,7 @@ def messages_to_steps(messages: list[Any], list_path: str = "messages") -> list[
             b.add(agent="exit", role=Role.ENVIRONMENT, kind=StepKind.OBSERVATION,
                   text=as_text(msg.get("content")), native_index=i, metadata={"raw_role": msg.get("role")})
         else:  # an agent name used as the role (multi-agent chat logs)
-            b.add(agent=str(msg.get("name") or msg.get("role")), role=Role.ASSISTANT, kind=StepKind.MESSAGE,
+            b.add(agent=_agent_of(msg), role=Role.ASSISTANT, kind=StepKind.MESSAGE,
                   text=as_text(msg.get("content")), native_index=i, metadata={"raw_role": msg.get("role")})
     label_native_steps(b.steps, list_path)
     return b.steps
@@ -438,6 +451,16 @@ def run_to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory |
     )
 
 
+def is_agentchat_message_keys(keys: Iterable[str]) -> bool:
+    """True for the keys of an AutoGen AgentChat message: ``source`` and ``type``, no ``role``.
+
+    AgentChat messages (``TextMessage``, ``ToolCallRequestEvent`` ...) name their sender in
+    ``source`` and their class in ``type``; chat messages have a ``role``.
+    """
+    have = set(keys)
+    return "source" in have and "type" in have and "role" not in have
+
+
 _NOT_MINE = (b'"trajectory_format"', b'"resourceSpans"', b'"schema_version"')
 _NOT_MINE_KEYS = frozenset({"trajectory_format", "resourceSpans", "schema_version"})
 
@@ -473,13 +496,17 @@ class ChatImporter:
         """Claims a run object with a ``messages`` list, a list of such runs, or a bare message list.
 
         The richer formats' shapes (Who&When ``history``, tau-bench ``traj``, Inspect logs,
-        versioned formats) are left alone.
+        versioned formats) are left alone, and so are AutoGen AgentChat messages (a ``source``
+        and a ``type`` such as ``TextMessage`` but no ``role``: the ``autogen_agentchat``
+        importer reads them).
         """
         keys = set(shape.record_keys)
         if keys & _NOT_MINE_KEYS or {"history", "traj"} & keys or {"samples", "eval"} <= keys:
             return False
         if shape.kind("messages") == "list":
             child = shape.child("messages")
+            if is_agentchat_message_keys(child):
+                return False
             return not child or "role" in child or "type" in child
         return shape.container == "list" and "role" in keys
 
