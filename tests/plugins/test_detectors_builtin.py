@@ -250,6 +250,17 @@ def test_false_success_fires_on_a_failed_run() -> None:
     assert found[0].category == "false_success"
 
 
+def test_false_success_without_a_recorded_outcome_does_not_say_the_run_failed() -> None:
+    """Without an outcome it fires only after an error output, and says that, not "the run failed"."""
+    from analyzer.detection.messages import parse_finding
+
+    found = detect("false_success", _claiming_run(Outcome.UNKNOWN))
+    assert steps_of(found) == [2]
+    assert "the run failed" not in found[0].rationale and "outcome not recorded" in found[0].rationale
+    assert parse_finding(found[0].rationale) is not None
+    assert "the run failed" in detect("false_success", _claiming_run(Outcome.FAILURE))[0].rationale
+
+
 def test_false_success_quiet_on_a_successful_run() -> None:
     assert detect("false_success", _claiming_run(Outcome.SUCCESS)) == []
 
