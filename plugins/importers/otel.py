@@ -770,12 +770,30 @@ def _langchain_message(m: Mapping[str, Any]) -> dict[str, Any]:
     return {"role": "assistant", "content": m.get("content"), "tool_calls": calls}
 
 
+def _llamaindex_message(m: Mapping[str, Any]) -> dict[str, Any]:
+    """A LlamaIndex ``ChatMessage`` (``role``, ``blocks``, ``additional_kwargs``) in the OpenAI chat shape.
+
+    Its text is its ``text`` blocks; its calls are the provider's OpenAI calls in
+    ``additional_kwargs.tool_calls``.
+    """
+    raw_blocks = m.get("blocks")
+    blocks: list[Any] = raw_blocks if isinstance(raw_blocks, list) else []
+    text = "\n".join(as_text(b.get("text")) for b in blocks
+                     if isinstance(b, Mapping) and b.get("block_type", "text") == "text" and b.get("text"))
+    extra = m.get("additional_kwargs")
+    calls = extra.get("tool_calls") if isinstance(extra, Mapping) and isinstance(extra.get("tool_calls"), list) \
+        else []
+    content = m.get("content") if m.get("content") is not None else text
+    return {"role": m.get("role") or "assistant", "content": content, "tool_calls": calls}
+
+
 def _anyagent_output(a: Mapping[str, Any]) -> list[_Msg]:
     """any-agent's ``gen_ai.output`` (older: ``genai.output``): the text, or the model's tool calls.
 
     The calls come as a JSON list of OpenAI calls (``function``/``name``), of any-agent's own
     ``{"tool.name", "tool.args"}`` records (its smolagents, LlamaIndex and Agno traces), or as a
-    LangChain ``ChatGeneration`` (its LangChain/LangGraph traces).
+    LangChain ``ChatGeneration`` (its LangChain/LangGraph traces) or a LlamaIndex ``ChatMessage``
+    (its LlamaIndex traces).
     """
     raw = _first(a, "gen_ai.output", "genai.output")
     if raw is None:
@@ -789,6 +807,8 @@ def _anyagent_output(a: Mapping[str, Any]) -> list[_Msg]:
     if isinstance(doc, Mapping):
         if isinstance(doc.get("message"), Mapping) and doc.get("type") in _LANGCHAIN_GENERATIONS:
             doc = _langchain_message(doc["message"])
+        elif "blocks" in doc or "additional_kwargs" in doc:
+            doc = _llamaindex_message(doc)
         if "role" in doc or "tool_calls" in doc:
             return _genai_messages([doc])
     return [_Msg(role="assistant", text=as_text(raw))]
@@ -879,6 +899,10 @@ class _Trace:
                 return _agent_name(p)
             if k == "CHAIN" and chain is None and p is not self.root:
                 chain = _agent_name(p)
+        if chain is None:  # parents not in the file (Google ADK traces): the run's only agent, if one
+            agents = {_agent_name(s) for s in self.spans if self.kinds[s.span_id] == "AGENT"}
+            if len(agents) == 1:
+                return next(iter(agents))
         return chain
 
     def step_spans(self) -> list[Span]:
@@ -971,9 +995,18 @@ def _call_args(value: Any) -> Any:
     """Tool arguments, unwrapping smolagents' ``{"args": [], "sandbox": ..., "kwargs": {...}}`` input.
 
     A Python dict literal (``{'timezone': 'America/New_York'}``: LangChain tools' input as
-    any-agent records it) is read as the dict it writes.
+    any-agent records it) is read as the dict it writes, and JSON arguments written as a JSON
+    string (any-agent's OpenAI Agents traces) are unwrapped.
     """
     doc = _json_value(value)
+    if isinstance(doc, str) and doc.strip()[:1] == '"':  # JSON arguments inside a JSON string (OpenAI Agents)
+        try:
+            inner = orjson.loads(doc.strip())
+        except orjson.JSONDecodeError:
+            inner = None
+        if isinstance(inner, str) and inner.lstrip()[:1] in ("{", "["):
+            value = inner
+            doc = _json_value(inner)
     if (isinstance(doc, Mapping) and isinstance(doc.get("kwargs"), Mapping) and not doc.get("args")
             and set(doc) <= {"args", "kwargs", "sandbox"}):
         return dict(doc["kwargs"])
@@ -987,11 +1020,43 @@ def _call_args(value: Any) -> Any:
     return value
 
 
+_MCP_REPR_TEXT_RE = re.compile(r"TextContent\(type='text', text=('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")
+_MCP_TEXT_KEYS = frozenset({"type", "text", "annotations", "meta", "_meta"})
+_MCP_RESULT_KEYS = frozenset({"content", "isError", "meta", "structuredContent", "_meta"})
+
+
+def _mcp_text(text: str) -> str | None:
+    """The text of an MCP tool result, or None when ``text`` is not one.
+
+    any-agent writes an MCP tool's result as JSON (``{"type": "text", "text": ...}``, a list of
+    them, or ``{"content": [...], "isError": ...}``) or as the Python repr of a
+    ``CallToolResult`` (``meta=None content=[TextContent(type='text', text='...')] ...``).
+    """
+    s = text.strip()
+    if s.startswith(("meta=", "content=[")) and "TextContent(" in s:
+        parts: list[str] = []
+        for m in _MCP_REPR_TEXT_RE.finditer(s[:_LITERAL_CHARS]):
+            try:
+                parts.append(str(ast.literal_eval(m.group(1))))
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                return None
+        return "\n".join(parts) if parts else None
+    doc = _json_value(s)
+    if isinstance(doc, Mapping) and isinstance(doc.get("content"), list) and set(doc) <= _MCP_RESULT_KEYS:
+        doc = doc["content"]
+    items = doc if isinstance(doc, list) else [doc]
+    if items and all(isinstance(d, Mapping) and d.get("type") == "text" and isinstance(d.get("text"), str)
+                     and set(d) <= _MCP_TEXT_KEYS for d in items):
+        return "\n".join(str(d["text"]) for d in items)
+    return None
+
+
 def _tool_result_text(result: Any) -> str:
     """A tool span's result as text.
 
     A JSON string literal (a quoted ``"2025"``, as any-agent's LangChain traces write a tool's
-    output) is unquoted, and a bare ``null`` is no output.
+    output) is unquoted, a bare ``null`` is no output, and an MCP result is its text
+    (:func:`_mcp_text`).
     """
     text = as_text(result)
     stripped = text.strip()
@@ -1003,8 +1068,9 @@ def _tool_result_text(result: Any) -> str:
         except orjson.JSONDecodeError:
             return text
         if isinstance(inner, str):
-            return "" if inner.strip() == "null" else inner
-    return text
+            text = "" if inner.strip() == "null" else inner
+    mcp = _mcp_text(text)
+    return text if mcp is None else mcp
 
 
 def _tool_step(span: Span, agent: str | None, steps: list[Step]) -> None:
@@ -1046,9 +1112,54 @@ def _lookup(sources: list[Mapping[str, Any]], *keys: str) -> Any:
     return None
 
 
+def _dedupe_spans(spans: list[Span]) -> list[Span]:
+    """One span per span id, the ended one first (any-agent's OpenAI traces repeat a tool span)."""
+    kept: dict[str, Span] = {}
+    for s in spans:
+        had = kept.get(s.span_id)
+        if had is None or (had.end_ns is None and s.end_ns is not None):
+            kept[s.span_id] = s
+    return spans if len(kept) == len(spans) else [s for s in spans if kept[s.span_id] is s]
+
+
+def _link_call_ids(steps: list[Step]) -> None:
+    """Give a model's id-less tool call the id of the tool span that ran it.
+
+    Some traces (any-agent's Agno and Google ADK runs) log the call id only on the tool span:
+    the observation's id goes to the nearest earlier call of the same tool that has none.
+    """
+    ids = {s.tool_call_id for s in steps if s.kind == StepKind.TOOL_CALL and s.tool_call_id}
+    for i, obs in enumerate(steps):
+        if obs.kind != StepKind.OBSERVATION or not obs.tool_call_id or obs.tool_call_id in ids:
+            continue
+        call = next((s for s in reversed(steps[:i]) if s.kind == StepKind.TOOL_CALL and s.tool_call_id is None
+                     and s.tool_name == obs.tool_name), None)
+        if call is not None:
+            call.tool_call_id = obs.tool_call_id
+            ids.add(obs.tool_call_id)
+
+
+_FINAL_TOOLS = frozenset({"final_answer", "final_output"})
+
+
+def _final_tool_answer(st: Step) -> str | None:
+    """The answer a final-answer tool's output holds.
+
+    smolagents' ``final_answer`` returns it; any-agent's ``final_output`` tool returns
+    ``{"success": true, "result": "..."}`` (its ``result`` when it succeeded).
+    """
+    if st.tool_name == "final_output":
+        doc = _json_value(st.text)
+        if isinstance(doc, Mapping) and "success" in doc:
+            res = doc.get("result")
+            return as_text(res) if doc.get("success") is True and res is not None and as_text(res).strip() else None
+    return st.text if st.text.strip() else None
+
+
 def build_trajectory(trace_id: str, spans: list[Span], labels: Mapping[str, Any] | None,
                      variant: str) -> Trajectory | None:
     """One trajectory from the spans of one trace; None when no span makes a step."""
+    spans = _dedupe_spans(spans)
     tr = _Trace(spans)
     step_spans = tr.step_spans()
     if not step_spans:
@@ -1076,6 +1187,7 @@ def build_trajectory(trace_id: str, spans: list[Span], labels: Mapping[str, Any]
             _tool_step(s, agent, steps)
         for sid in (s.span_id, *(p.span_id for p in tr.ancestors(s))):
             first_step.setdefault(sid, start)
+    _link_call_ids(steps)
 
     sources = _run_attrs(root)
     outcome, score, raw = outcome_value(_lookup(sources, "trajscope.outcome", "outcome", "success", "resolved"))
@@ -1088,9 +1200,9 @@ def build_trajectory(trace_id: str, spans: list[Span], labels: Mapping[str, Any]
     if answer is None and root.attrs.get("output.value") is not None:
         msgs = _value_messages(root.attrs["output.value"])
         answer = msgs[-1].text if msgs else as_text(root.attrs["output.value"])
-    if answer is None:  # smolagents ends a run by calling its final_answer tool
-        answer = next((st.text for st in reversed(steps) if st.kind == StepKind.OBSERVATION
-                       and st.tool_name == "final_answer" and st.text.strip()), None)
+    if answer is None:  # smolagents and any-agent end a run by calling a final-answer tool
+        answer = next((a for st in reversed(steps) if st.kind == StepKind.OBSERVATION
+                       and st.tool_name in _FINAL_TOOLS and (a := _final_tool_answer(st))), None)
     if answer is None:
         answer = next((st.text for st in reversed(steps) if st.kind == StepKind.MESSAGE and st.text.strip()), None)
     truth = _lookup(sources, "trajscope.ground_truth", "ground_truth", "expected_answer")

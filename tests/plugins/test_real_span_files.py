@@ -318,3 +318,49 @@ def test_any_agent_python_literal_arguments_are_read_as_a_dict(tmp_path: Path) -
     t = _one(OtelSdkImporter(), path)
     obs = next(s for s in t.steps if s.kind == "observation")
     assert json.loads(obs.tool_args or "") == {"timezone": "America/New_York", "utc": False}
+
+
+ANY_AGENT = REAL / "any_agent"
+
+
+def _any(name: str) -> Trajectory:
+    return _one(OtelSdkImporter(), ANY_AGENT / f"{name}_trace.json")
+
+
+def test_any_agent_llama_index_chat_messages_give_their_calls_and_text() -> None:
+    """A LlamaIndex ``ChatMessage`` output: calls under ``additional_kwargs``, text in ``blocks``."""
+    t = _any("LLAMA_INDEX")
+    assert _kinds(t) == ["tool_call", "tool_call", "message"]
+    assert [s.tool_call_id for s in t.steps[:2]] == ["call_zJg5fSmfAr6nGEpjRDdM488B", "call_14BVTuKCUqKlh8D1VLSc7jAn"]
+    assert json.loads(t.steps[1].tool_args or "") == {"text": "2025"}
+    assert t.steps[2].text.startswith("The current year in the America/New_York timezone is 2025.")
+
+
+def test_any_agent_openai_run_unwraps_mcp_results_quoted_arguments_and_a_repeated_span() -> None:
+    t = _any("OPENAI")
+    assert _kinds(t) == ["user", "tool_call", "observation", "tool_call", "observation", "message"]
+    obs = t.steps[2]
+    assert json.loads(obs.tool_args or "") == {"timezone": "America/New_York"}  # not a JSON string of JSON
+    assert json.loads(obs.text)["timezone"] == "America/New_York"  # the MCP TextContent's text, not its JSON
+
+
+def test_any_agent_google_adk_run_names_its_agent_links_ids_and_reads_final_output() -> None:
+    """Its spans' parents are not in the file; its calls carry no ids (the tool spans do); its
+    answer is the ``final_output`` tool's ``result``; its MCP result is a Python repr."""
+    t = _any("GOOGLE")
+    assert {s.agent for s in t.steps if s.role != "user"} == {"any_agent"}
+    calls = [s for s in t.steps if s.kind == "tool_call"]
+    assert [c.tool_call_id for c in calls] == ["GJmq0g6U2", "eFiwxGCQp", "m2DH7yqxY"]
+    assert not t.steps[2].text.startswith("meta=") and json.loads(t.steps[2].text)["timezone"] == "America/New_York"
+    assert t.final_answer is not None and json.loads(t.final_answer)["steps"][0]["number"] == 1
+
+
+def test_any_agent_agno_and_tinyagent_runs_link_calls_to_their_outputs() -> None:
+    agno = _any("AGNO")
+    calls = [s for s in agno.steps if s.kind == "tool_call"]
+    outs = [s for s in agno.steps if s.kind == "observation"]
+    assert [c.tool_call_id for c in calls] == [o.tool_call_id for o in outs] == [
+        "call_ud3cwr6N75FInolAFKUaPpSt", "call_Wvh0OclFRrLWl4izPjryNA76"]
+    tiny = _any("TINYAGENT")
+    assert _kinds(tiny) == ["user", "tool_call", "observation", "tool_call", "observation", "message"]
+    assert tiny.final_answer is not None and tiny.final_answer.startswith("Here are the steps I have taken")
