@@ -13,14 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analyzer.frames.build import trajectories_from_frames
-from analyzer.loading import load
-from analyzer.loading.loader import LoadResult, claim
+from analyzer.loading.loader import claim
 from analyzer.loading.structure import json_shape
 from analyzer.plugin_host.registry import PluginHost
-from analyzer.schema.models import Trajectory
 from plugins.importers.autogen_agentchat import AutogenAgentChatImporter
 from plugins.importers.chat import ChatImporter
+from tests.plugins._loading import load_one, load_runs, write_json
 from tests.plugins.importer_fuzz import assert_no_catch_all, damage_bytes, read_all, write_mutated
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,23 +29,8 @@ MAGENTIC = DATA / "magentic_one_task_result.json"
 MANAGER = "agent_states.RoundRobinGroupChatManager.message_thread"
 
 
-def _load(path: Path, host: PluginHost, importer: str | None = None) -> tuple[list[Trajectory], LoadResult]:
-    res = load([path], host=host, cache=None, importer=importer)
-    return trajectories_from_frames(res.traces, res.steps), res
 
 
-def _one(path: Path, host: PluginHost) -> Trajectory:
-    spec, _, problem = claim(path, host)
-    assert problem is None and spec is not None and spec.id == "autogen_agentchat", (spec, problem)
-    runs, res = _load(path, host)
-    assert res.errors == [], [str(e) for e in res.errors]
-    assert len(runs) == 1
-    return runs[0]
-
-
-def _write(path: Path, doc: Any) -> Path:
-    path.write_text(json.dumps(doc), encoding="utf-8")
-    return path
 
 
 def _msg(source: str, content: Any, mtype: str = "TextMessage", usage: Any = None, **extra: Any) -> dict[str, Any]:
@@ -71,7 +54,7 @@ def test_plain_chat_files_stay_with_the_chat_importer(tmp_path: Path, host: Plug
     chat = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
     for name, doc in (("list.json", chat), ("run.json", {"messages": chat}),
                       ("lc.json", {"messages": [{"type": "human", "content": "hi"}, {"type": "ai", "content": "yo"}]})):
-        spec, _, _ = claim(_write(tmp_path / name, doc), host)
+        spec, _, _ = claim(write_json(tmp_path / name, doc), host)
         assert spec is not None and spec.id == "chat", name
 
 
@@ -79,7 +62,7 @@ def test_plain_chat_files_stay_with_the_chat_importer(tmp_path: Path, host: Plug
 
 
 def test_team_state_round_robin(host: PluginHost) -> None:
-    t = _one(TEAM_STATE, host)
+    t = load_one(TEAM_STATE, host, "autogen_agentchat")
     assert (t.framework, t.record, t.native_id) == ("autogen-agentchat", "$", None)
     assert t.metadata["layout"] == "TeamState"
     assert t.metadata["manager"] == "RoundRobinGroupChatManager"
@@ -113,7 +96,7 @@ def test_team_state_round_robin(host: PluginHost) -> None:
 
 
 def test_bare_list_swarm_history(host: PluginHost) -> None:
-    t = _one(HISTORY, host)
+    t = load_one(HISTORY, host, "autogen_agentchat")
     assert t.metadata["layout"] == "message list"
     assert t.metadata["dropped_events"] == {"ModelClientStreamingChunkEvent": 2}
     assert t.metadata["agents"] == ["refunds_agent", "triage_agent"]
@@ -133,7 +116,7 @@ def test_bare_list_swarm_history(host: PluginHost) -> None:
 
 
 def test_magentic_one_task_result(host: PluginHost) -> None:
-    t = _one(MAGENTIC, host)
+    t = load_one(MAGENTIC, host, "autogen_agentchat")
     assert t.metadata["layout"] == "TaskResult"
     assert set(t.metadata["agents"]) == {"MagenticOneOrchestrator", "WebSurfer", "Coder", "ComputerTerminal"}
     failed, ok = (s for s in t.steps if s.metadata.get("agentchat_type") == "CodeExecutionEvent")
@@ -163,11 +146,11 @@ def test_summary_is_kept_when_it_is_not_a_repeat_and_is_the_final_answer(tmp_pat
             _msg("a", [{"id": "c1", "name": "f", "arguments": "{}"}], "ToolCallRequestEvent"),
             _msg("a", [{"call_id": "c1", "name": "f", "content": "42", "is_error": False}], "ToolCallExecutionEvent"),
             _msg("a", "42", "ToolCallSummaryMessage")]
-    t = _one(_write(tmp_path / "s.json", msgs), host)
+    t = load_one(write_json(tmp_path / "s.json", msgs), host, "autogen_agentchat")
     assert [s.kind for s in t.steps] == ["user", "tool_call", "observation"]
     assert t.final_answer == "42"  # reflect_on_tool_use=False: the summary is the agent's reply
     alone = [_msg("user", "q"), _msg("a", "the tool said 42", "ToolCallSummaryMessage")]
-    t2 = _one(_write(tmp_path / "s2.json", alone), host)
+    t2 = load_one(write_json(tmp_path / "s2.json", alone), host, "autogen_agentchat")
     assert [s.kind for s in t2.steps] == ["user", "message"] and t2.final_answer == "the tool said 42"
 
 
@@ -178,7 +161,7 @@ def test_code_generation_links_to_its_execution(tmp_path: Path, host: PluginHost
             {"source": "coder", "models_usage": None, "metadata": {}, "retry_attempt": 0,
              "result": {"exit_code": 2, "output": "", "code_file": None}, "type": "CodeExecutionEvent"},
             {"source": "coder", "models_usage": None, "metadata": {}, "result": "hi\n", "type": "CodeExecutionEvent"}]
-    t = _one(_write(tmp_path / "c.json", {"messages": msgs, "stop_reason": None}), host)
+    t = load_one(write_json(tmp_path / "c.json", {"messages": msgs, "stop_reason": None}), host, "autogen_agentchat")
     gen, run, old = t.steps[1], t.steps[2], t.steps[3]
     assert (gen.kind, gen.tool_name, gen.tokens_in) == ("tool_call", "code_execution", 5)
     assert json.loads(gen.tool_args or "") == [{"code": "print('hi')\n", "language": "python"}]
@@ -193,7 +176,7 @@ def test_thoughts_memory_and_dropped_events(tmp_path: Path, host: PluginHost) ->
             _msg("selector", ["a"], "SelectSpeakerEvent"), _msg("a", "", "UserInputRequestedEvent", request_id="r1"),
             _msg("a", "tea", "ModelClientStreamingChunkEvent"),
             _msg("a", {"drink": "tea", "n": 2}, "StructuredMessage[Order]"), _msg("a", "stop now", "StopMessage")]
-    t = _one(_write(tmp_path / "m.json", msgs), host)
+    t = load_one(write_json(tmp_path / "m.json", msgs), host, "autogen_agentchat")
     assert [(s.kind, s.agent) for s in t.steps] == [
         ("user", "user"), ("thought", "a"), ("observation", "a"), ("message", "a"), ("message", "a")]
     assert t.steps[2].tool_name == "memory" and t.steps[2].text == "user likes tea"
@@ -210,7 +193,7 @@ def test_thoughts_memory_and_dropped_events(tmp_path: Path, host: PluginHost) ->
 def test_outcome_only_from_an_explicit_stop_reason(tmp_path: Path, host: PluginHost, stop_reason: Any,
                                                    outcome: str) -> None:
     doc = {"messages": [_msg("user", "q"), _msg("a", "done")], "stop_reason": stop_reason}
-    t = _one(_write(tmp_path / "o.json", doc), host)
+    t = load_one(write_json(tmp_path / "o.json", doc), host, "autogen_agentchat")
     assert t.outcome == outcome and t.outcome_raw == stop_reason
 
 
@@ -218,7 +201,7 @@ def test_team_state_without_a_manager_thread_falls_back_to_the_agent_context(tmp
                                                                              host: PluginHost) -> None:
     doc = json.loads(TEAM_STATE.read_text(encoding="utf-8"))
     doc["agent_states"]["RoundRobinGroupChatManager"]["message_thread"] = []
-    t = _one(_write(tmp_path / "state.json", doc), host)
+    t = load_one(write_json(tmp_path / "state.json", doc), host, "autogen_agentchat")
     assert t.metadata["layout"] == "TeamState agent context" and t.metadata["agent_context"] == "stock_agent"
     prefix = "agent_states.stock_agent.agent_state.llm_context.messages"
     assert [(s.kind, s.agent, s.native_step_id) for s in t.steps] == [
@@ -237,7 +220,7 @@ def test_older_team_state_keys_and_team_id(tmp_path: Path, host: PluginHost) -> 
         "group_chat_manager/t-1": {"type": "RoundRobinManagerState", "version": "1.0.0",
                                    "message_thread": [_msg("user", "q"), _msg("assistant", "a")]},
         "collect_output_messages/t-1": {}}}
-    t = _one(_write(tmp_path / "old.json", doc), host)
+    t = load_one(write_json(tmp_path / "old.json", doc), host, "autogen_agentchat")
     assert t.native_id == "t-1"
     assert t.steps[1].native_step_id == "agent_states.group_chat_manager/t-1.message_thread[1]"
 
@@ -246,14 +229,14 @@ def test_jsonl_of_messages_and_of_task_results(tmp_path: Path, host: PluginHost)
     lines = tmp_path / "stream.jsonl"
     lines.write_text("\n".join(json.dumps(m) for m in [_msg("user", "q"), _msg("a", "x"), _msg("a", "y")]) + "\n"
                      + "{not json\n", encoding="utf-8")
-    runs, res = _load(lines, host)
+    runs, res = load_runs(lines, host)
     assert res.formats == {"autogen_agentchat": 1}
     assert [s.native_step_id for s in runs[0].steps] == ["line 1", "line 2", "line 3"]
     assert [(e.record, e.importer) for e in res.errors] == [("line 4", "autogen_agentchat")]
     results = tmp_path / "results.jsonl"
     results.write_text("\n".join(json.dumps({"messages": [_msg("user", f"q{i}"), _msg("a", "x")],
                                              "stop_reason": None}) for i in range(2)) + "\n", encoding="utf-8")
-    runs, res = _load(results, host)
+    runs, res = load_runs(results, host)
     assert res.errors == [] and sorted(r.record for r in runs) == ["line 1", "line 2"]
 
 
@@ -266,10 +249,10 @@ def test_malformed_messages_cost_only_themselves(tmp_path: Path, host: PluginHos
     doc["messages"].insert(5, {"models_usage": None, "content": "who?", "type": "TextMessage"})  # no source
     doc["messages"].insert(6, _msg("Coder", {"oops": 1}, "ToolCallRequestEvent"))
     doc["messages"].insert(7, _msg("Coder", [{"id": "c", "name": "f", "arguments": "{}"}, 7], "ToolCallRequestEvent"))
-    path = _write(tmp_path / "bad.json", doc)
+    path = write_json(tmp_path / "bad.json", doc)
     spec, _, _ = claim(path, host)
     assert spec is not None and spec.id == "autogen_agentchat"
-    runs, res = _load(path, host)
+    runs, res = load_runs(path, host)
     assert len(runs) == 1 and len(runs[0].steps) == 15 - 1 + 1  # the bad one gone, the good call kept
     problems = [(e.file, e.record, e.importer, e.reason) for e in res.errors]
     assert problems == [
@@ -291,7 +274,7 @@ def test_malformed_messages_cost_only_themselves(tmp_path: Path, host: PluginHos
     (42, "expected a messages list, an object with 'messages', or a list of such objects"),
 ])
 def test_unreadable_documents_are_reported(tmp_path: Path, host: PluginHost, doc: Any, reason: str) -> None:
-    runs, res = _load(_write(tmp_path / "x.json", doc), host, importer="autogen_agentchat")
+    runs, res = load_runs(write_json(tmp_path / "x.json", doc), host, importer="autogen_agentchat")
     assert runs == []
     assert any(reason in e.reason for e in res.errors), [e.reason for e in res.errors]
     assert all(e.importer == "autogen_agentchat" for e in res.errors)
@@ -300,12 +283,12 @@ def test_unreadable_documents_are_reported(tmp_path: Path, host: PluginHost, doc
 def test_odd_type_values_do_not_break_reading(tmp_path: Path, host: PluginHost) -> None:
     """A fuzz find: a list where a ``type`` string belongs (unhashable) cost the whole file."""
     doc = [{"type": ["TeamState"], "messages": [_msg("user", "q"), _msg("a", "x", ["TextMessage"])]}]
-    runs, res = _load(_write(tmp_path / "odd.json", doc), host, importer="autogen_agentchat")
+    runs, res = load_runs(write_json(tmp_path / "odd.json", doc), host, importer="autogen_agentchat")
     assert res.errors == [] and [s.text for s in runs[0].steps] == ["q", "x"]
 
 
 def test_team_state_without_agent_states_is_a_named_near_miss(tmp_path: Path, host: PluginHost) -> None:
-    path = _write(tmp_path / "state.json", {"type": "TeamState", "version": "1.0.0"})
+    path = write_json(tmp_path / "state.json", {"type": "TeamState", "version": "1.0.0"})
     shape = json_shape(path)
     assert shape is not None
     hint = AutogenAgentChatImporter().near_miss(shape, path)
@@ -317,13 +300,13 @@ def test_team_state_without_agent_states_is_a_named_near_miss(tmp_path: Path, ho
 
 def test_chat_importer_never_names_an_agent_none(tmp_path: Path, host: PluginHost) -> None:
     doc = json.loads(MAGENTIC.read_text(encoding="utf-8"))
-    runs, res = _load(_write(tmp_path / "forced.json", doc), host, importer="chat")
+    runs, res = load_runs(write_json(tmp_path / "forced.json", doc), host, importer="chat")
     assert res.errors == [] and len(runs) == 1
     agents = {s.agent for s in runs[0].steps}
     assert "None" not in agents and "" not in agents
     assert {"MagenticOneOrchestrator", "Coder", "ComputerTerminal", "WebSurfer"} <= agents
     bare = [{"type": "TextMessage", "content": "x"}, {"type": "Note", "content": "y", "name": None}]
-    runs, _ = _load(_write(tmp_path / "bare.json", {"messages": bare}), host, importer="chat")
+    runs, _ = load_runs(write_json(tmp_path / "bare.json", {"messages": bare}), host, importer="chat")
     assert [s.agent for s in runs[0].steps] == ["assistant", "assistant"]
 
 

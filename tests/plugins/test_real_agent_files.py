@@ -8,40 +8,25 @@ import json
 from pathlib import Path
 from typing import Any
 
-from analyzer.frames.build import trajectories_from_frames
-from analyzer.loading import load
-from analyzer.loading.loader import LoadResult, claim
+from analyzer.loading.loader import claim
 from analyzer.plugin_host.registry import PluginHost
-from analyzer.schema.models import Trajectory
+from tests.plugins._loading import load_one, load_runs, write_json
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "real_agents"
 
 
-def _load(path: Path, host: PluginHost) -> tuple[list[Trajectory], LoadResult]:
-    res = load([path], host=host, cache=None)
-    return trajectories_from_frames(res.traces, res.steps), res
 
 
-def _one(path: Path, host: PluginHost, importer: str) -> Trajectory:
-    spec, _, problem = claim(path, host)
-    assert problem is None and spec is not None and spec.id == importer, (spec, problem)
-    runs, res = _load(path, host)
-    assert res.errors == [], [str(e) for e in res.errors]
-    assert len(runs) == 1
-    return runs[0]
 
 
-def _write(path: Path, doc: Any) -> Path:
-    path.write_text(json.dumps(doc), encoding="utf-8")
-    return path
 
 
 # -- mini-swe-agent: bare message lists (P1) and mswea_bash_command fences (P2) ------------------
 
 
 def test_mini_swe_agent_message_list_with_mswea_fences(host: PluginHost) -> None:
-    t = _one(DATA / "mini_swe_agent" / "github_issue.traj.json", host, "mini_swe_agent")
+    t = load_one(DATA / "mini_swe_agent" / "github_issue.traj.json", host, "mini_swe_agent")
     assert t.framework == "mini-swe-agent" and t.native_id == "github_issue"
     assert t.metadata["layout"] == "message list"
     assert t.task.startswith("GitHub Issue: SyntaxError: invalid syntax")
@@ -65,7 +50,7 @@ def test_mini_swe_agent_message_list_with_mswea_fences(host: PluginHost) -> None
 
 
 def test_mini_swe_agent_message_list_with_bash_fences(host: PluginHost) -> None:
-    t = _one(DATA / "mini_swe_agent" / "local.traj.json", host, "mini_swe_agent")
+    t = load_one(DATA / "mini_swe_agent" / "local.traj.json", host, "mini_swe_agent")
     assert t.task == "Blah blah blah"
     assert [(s.kind, s.tool_name, s.tool_args) for s in t.steps] == [
         ("system", None, None), ("user", None, None), ("action", "bash", "echo 'hello world'"),
@@ -77,7 +62,7 @@ def test_mini_swe_agent_message_list_with_bash_fences(host: PluginHost) -> None:
 
 
 def test_a_plain_chat_list_in_a_traj_json_without_mini_markers_stays_chat(tmp_path: Path, host: PluginHost) -> None:
-    path = _write(tmp_path / "x.traj.json", [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
+    path = write_json(tmp_path / "x.traj.json", [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
     spec, _, _ = claim(path, host)
     assert spec is not None and spec.id == "chat"
 
@@ -86,8 +71,8 @@ def test_mini_list_markers_past_the_head_are_found(tmp_path: Path, host: PluginH
     msgs = [{"role": "system", "content": "x" * 70000}, {"role": "user", "content": "Please solve this issue: y"},
             {"role": "assistant", "content": "```mswea_bash_command\nls\n```"},
             {"role": "user", "content": "<returncode>2</returncode>\n<output>\nls: cannot access\n</output>"}]
-    path = _write(tmp_path / "long.traj.json", msgs)
-    t = _one(path, host, "mini_swe_agent")
+    path = write_json(tmp_path / "long.traj.json", msgs)
+    t = load_one(path, host, "mini_swe_agent")
     assert [s.kind for s in t.steps] == ["system", "user", "action", "observation"]
     assert t.steps[2].tool_args == "ls" and t.steps[3].is_error and t.steps[3].error_text
 
@@ -97,7 +82,7 @@ def test_mini_swe_agent_2_extra_actions_give_the_command(tmp_path: Path, host: P
            "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": "Please solve this issue: z"},
                         {"role": "assistant", "content": "THOUGHT: look", "extra": {"actions": [{"command": "pwd"}]}},
                         {"role": "user", "content": "<returncode>0</returncode>\n<output>\n/testbed\n</output>"}]}
-    t = _one(_write(tmp_path / "v2.traj.json", doc), host, "mini_swe_agent")
+    t = load_one(write_json(tmp_path / "v2.traj.json", doc), host, "mini_swe_agent")
     assert (t.steps[2].kind, t.steps[2].tool_name, t.steps[2].tool_args) == ("action", "bash", "pwd")
 
 
@@ -105,7 +90,7 @@ def test_mini_swe_agent_2_extra_actions_give_the_command(tmp_path: Path, host: P
 
 
 def test_swe_agent_history_only_demonstration(host: PluginHost) -> None:
-    t = _one(DATA / "swe_agent" / "function_calling_simple.traj", host, "swe_agent")
+    t = load_one(DATA / "swe_agent" / "function_calling_simple.traj", host, "swe_agent")
     assert t.framework == "swe-agent" and t.native_id == "function_calling_simple"
     assert t.metadata["steps_from"] == "history"
     assert t.task.startswith("SyntaxError: invalid syntax\nI'm running `missing_colon.py`")
@@ -145,7 +130,7 @@ def test_swe_agent_history_only_errors_and_classic_actions(tmp_path: Path, host:
          "action": "python foo.py", "agent": "main", "message_type": "action"},
         {"role": "user", "content": "Traceback (most recent call last):\nValueError: bad", "agent": "main",
          "message_type": "observation"}]}
-    t = _one(_write(tmp_path / "x.traj", doc), host, "swe_agent")
+    t = load_one(write_json(tmp_path / "x.traj", doc), host, "swe_agent")
     assert t.task == "fix foo"
     assert [(s.kind, s.tool_name) for s in t.steps] == [
         ("system", None), ("user", None), ("thought", None), ("action", "python"), ("observation", "python")]
@@ -154,7 +139,7 @@ def test_swe_agent_history_only_errors_and_classic_actions(tmp_path: Path, host:
 
 
 def test_swe_agent_trajectory_file_keeps_its_steps(host: PluginHost) -> None:
-    t = _one(DATA / "swe_agent" / "klieret__swe-agent-test-repo-i1.traj", host, "swe_agent")
+    t = load_one(DATA / "swe_agent" / "klieret__swe-agent-test-repo-i1.traj", host, "swe_agent")
     # no system step and no agent rename on the `trajectory` path: indices and run ids stay as before
     assert len(t.steps) == 16 and t.steps[0].kind == "user"
     assert {s.agent for s in t.steps if s.role == "assistant"} == {"assistant"}
@@ -185,8 +170,8 @@ def _adp_record(observation: str) -> dict[str, Any]:
 
 
 def test_adp_text_observation_errors_are_flagged(tmp_path: Path, host: PluginHost) -> None:
-    path = _write(tmp_path / "adp.json", [_adp_record(_IPYTHON_TRACEBACK), _adp_record("(4, 'Last elected')")])
-    runs, res = _load(path, host)
+    path = write_json(tmp_path / "adp.json", [_adp_record(_IPYTHON_TRACEBACK), _adp_record("(4, 'Last elected')")])
+    runs, res = load_runs(path, host)
     assert res.errors == [] and res.formats == {"adp": 2}
     bad, good = (next(s for s in r.steps if s.kind == "observation") for r in runs)
     assert (bad.tool_name, bad.tool_call_id, bad.is_error) == ("python", "call_1", True)
@@ -206,19 +191,19 @@ def test_atif_last_agent_message_is_the_final_answer(tmp_path: Path, host: Plugi
               "observation": {"results": [{"source_call_id": "c1", "content": _IPYTHON_TRACEBACK}]}},
              {"step_id": 3, "source": "agent", "message": "<finish> <solution> 2001 </solution> </finish>"}]
     doc = {"schema_version": "ATIF-v1.5", "session_id": "s", "agent": {"name": "adp"}, "steps": steps}
-    t = _one(_write(tmp_path / "t.json", doc), host, "atif")
+    t = load_one(write_json(tmp_path / "t.json", doc), host, "atif")
     assert t.final_answer == "<finish> <solution> 2001 </solution> </finish>"
     obs = next(s for s in t.steps if s.kind == "observation")
     assert obs.is_error and obs.error_text == "OperationalError: no such column: Last_elected"
     doc["steps"] = steps[:2]  # the run ends on a tool call: no answer
-    assert _one(_write(tmp_path / "u.json", doc), host, "atif").final_answer is None
+    assert load_one(write_json(tmp_path / "u.json", doc), host, "atif").final_answer is None
 
 
 # -- OpenHands: finish with empty outputs (P6) ---------------------------------------------------
 
 
 def test_openhands_finish_thought_is_the_final_answer(host: PluginHost) -> None:
-    t = _one(DATA / "openhands_resolver" / "output.line1.jsonl", host, "openhands")
+    t = load_one(DATA / "openhands_resolver" / "output.line1.jsonl", host, "openhands")
     assert t.native_id == "neubig/pr-viewer#5" and (t.outcome, t.score) == ("success", 1.0)
     finish = t.steps[-1]
     assert (finish.kind, finish.tool_name, finish.tool_args) == ("action", "finish", "{}")
@@ -231,7 +216,7 @@ def test_openhands_finish_thought_is_the_final_answer(host: PluginHost) -> None:
 
 
 def test_codex_real_rollout_head(host: PluginHost) -> None:
-    t = _one(DATA / "codex" / "sample_codex_session.jsonl", host, "codex_cli")
+    t = load_one(DATA / "codex" / "sample_codex_session.jsonl", host, "codex_cli")
     assert t.framework == "codex-cli" and t.native_id == "019b64e5-57fa-7463-b644-fba7e456f905"
     assert t.model == "gpt-5.2-codex"
     assert t.metadata["cli_version"] == "0.77.0" and t.metadata["cwd"] == "/Users/macmini/Code/homelab-migration"
@@ -244,7 +229,7 @@ def test_codex_real_rollout_head(host: PluginHost) -> None:
 
 
 def test_codex_rollout_tool_calls_outputs_and_tokens(host: PluginHost) -> None:
-    t = _one(DATA / "codex" / "synthetic_rollout.jsonl", host, "codex_cli")
+    t = load_one(DATA / "codex" / "synthetic_rollout.jsonl", host, "codex_cli")
     kinds = [s.kind for s in t.steps]
     assert kinds == ["system", "system", "system", "user", "thought", "tool_call", "observation", "thought",
                      "tool_call", "observation", "tool_call", "observation", "tool_call", "observation", "message"]
@@ -277,7 +262,7 @@ def test_codex_rollout_tool_calls_outputs_and_tokens(host: PluginHost) -> None:
 
 
 def test_codex_legacy_rollout_layout(host: PluginHost) -> None:
-    t = _one(DATA / "codex" / "synthetic_legacy_rollout.jsonl", host, "codex_cli")
+    t = load_one(DATA / "codex" / "synthetic_legacy_rollout.jsonl", host, "codex_cli")
     assert t.metadata["layout"] == "legacy" and t.native_id == "5f2e9c1a-0b3d-4e6f-9a8b-7c6d5e4f3a2b"
     assert [s.kind for s in t.steps] == ["system", "user", "thought", "tool_call", "observation", "message"]
     call, out = t.steps[3], t.steps[4]
@@ -292,7 +277,7 @@ def test_codex_bad_lines_cost_only_themselves(tmp_path: Path, host: PluginHost) 
     lines = [*src[:6], "[1, 2]", '{"timestamp":"t","type":"response_item","payload":"oops"}', "{not json", *src[6:]]
     path = tmp_path / "rollout.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    runs, res = _load(path, host)
+    runs, res = load_runs(path, host)
     assert len(runs) == 1 and len(runs[0].steps) == 15
     assert sorted(e.record or "" for e in res.errors) == ["line 7", "line 8", "line 9"]
     assert all(e.importer == "codex_cli" for e in res.errors)
@@ -316,7 +301,7 @@ def test_codex_exit_codes_from_events_and_process_exit_header(tmp_path: Path, ho
              rec("event_msg", {"type": "error", "message": "stream disconnected before completion"})]
     path = tmp_path / "r.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    t = _one(path, host, "codex_cli")
+    t = load_one(path, host, "codex_cli")
     out1, out2, err = t.steps[2], t.steps[4], t.steps[5]
     assert out1.is_error and out1.metadata["exit_code"] == 1 and out1.text == "failed\n" and t.steps[1].text == "npm test"
     assert out2.is_error and out2.error_text == "invalid hunk at line 2"
@@ -339,7 +324,7 @@ def test_tau2_results_one_run_per_simulation(host: PluginHost) -> None:
     path = DATA / "tau2" / "synthetic_telecom_results.json"
     spec, _, _ = claim(path, host)
     assert spec is not None and spec.id == "tau_bench"
-    runs, res = _load(path, host)
+    runs, res = load_runs(path, host)
     assert res.errors == [] and res.formats == {"tau_bench": 2}
     ok, bad = sorted(runs, key=lambda r: r.record or "")
     assert (ok.record, bad.record) == ("simulations[0]", "simulations[1]")
@@ -373,6 +358,6 @@ def test_tau2_bad_simulation_costs_only_itself(tmp_path: Path, host: PluginHost)
     doc = json.loads((DATA / "tau2" / "synthetic_telecom_results.json").read_text(encoding="utf-8"))
     doc["simulations"].insert(1, {"id": "x", "task_id": "nope", "messages": "not a list"})
     doc["simulations"].append(7)
-    runs, res = _load(_write(tmp_path / "gpt-4.1_telecom_1trials.json", doc), host)
+    runs, res = load_runs(write_json(tmp_path / "gpt-4.1_telecom_1trials.json", doc), host)
     assert len(runs) == 2
     assert sorted(e.record or "" for e in res.errors) == ["simulations[1]", "simulations[3]"]
