@@ -1113,13 +1113,18 @@ def _lookup(sources: list[Mapping[str, Any]], *keys: str) -> Any:
 
 
 def _dedupe_spans(spans: list[Span]) -> list[Span]:
-    """One span per span id, the ended one first (any-agent's OpenAI traces repeat a tool span)."""
-    kept: dict[str, Span] = {}
+    """One span per written-twice span: the same id, name and start (the ended copy is kept).
+
+    any-agent's OpenAI Agents traces repeat a tool span. Spans that only share an id (a
+    redacted or broken exporter) are different spans and all kept.
+    """
+    kept: dict[tuple[str, str, int | None], Span] = {}
     for s in spans:
-        had = kept.get(s.span_id)
+        key = (s.span_id, s.name, s.start_ns)
+        had = kept.get(key)
         if had is None or (had.end_ns is None and s.end_ns is not None):
-            kept[s.span_id] = s
-    return spans if len(kept) == len(spans) else [s for s in spans if kept[s.span_id] is s]
+            kept[key] = s
+    return spans if len(kept) == len(spans) else [s for s in spans if kept[(s.span_id, s.name, s.start_ns)] is s]
 
 
 def _link_call_ids(steps: list[Step]) -> None:
