@@ -25,7 +25,7 @@ from analyzer.detection.text import (
     echoes_prompt,
     normalise_number,
 )
-from analyzer.schema.models import Step, StepKind
+from analyzer.schema.models import Step
 
 QUOTE_LIMIT = 200
 """Longest quote, in characters (ellipsis marks included)."""
@@ -179,9 +179,13 @@ def recurring_prompt_text(steps: Sequence[Step]) -> frozenset[str]:
     prompts count once, so a prompt re-sent unchanged does not make its own goal boilerplate.
     Empty for runs that log no prompts.
     """
+    prompts: dict[str, Step] = {}
+    for st in steps:
+        if echoes_prompt(st):
+            prompts.setdefault(st.text, st)
     counts: Counter[str] = Counter()
-    for text in dict.fromkeys(s.text for s in steps if echoes_prompt(s)):
-        counts.update({seg.text for seg in segments(Step(index=0, kind=StepKind.MESSAGE, text=text))})
+    for st in prompts.values():
+        counts.update({seg.text for seg in segments(st)})
     return frozenset(t for t, c in counts.items() if c >= 2)
 
 

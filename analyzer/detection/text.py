@@ -260,11 +260,15 @@ def format_templates(text: str) -> list[str]:
     that log an agent's whole prompt as its message (MetaGPT's role prompts) carry one such
     block in every prompt; it is the instruction the model was given, not an action.
     """
-    out: list[str] = []
+    return [block for block, template in marked_code_blocks(text) if template]
+
+
+def marked_code_blocks(text: str) -> list[tuple[str, bool]]:
+    """Contents of fenced code blocks, each with whether it is a format template (:func:`format_templates`)."""
+    out: list[tuple[str, bool]] = []
     for m in _CODE_RE.finditer(text):
         before = text[max(0, m.start() - FORMAT_CUE_WINDOW):m.start()]
-        if _FORMAT_CUE_RE.search(before) and _PLACEHOLDER_RE.search(m.group(1)):
-            out.append(m.group(1))
+        out.append((m.group(1), bool(_FORMAT_CUE_RE.search(before) and _PLACEHOLDER_RE.search(m.group(1)))))
     return out
 
 
@@ -383,8 +387,7 @@ def action_signature(step: Step) -> str | None:
         return None
     if step.tool_name or step.tool_args:
         return squash(f"{step.tool_name or ''} {step.tool_args or ''}")
-    templates = format_templates(step.text) if "```" in step.text else []
-    blocks = [b for b in code_blocks(step.text) if b not in templates]
+    blocks = [b for b, template in marked_code_blocks(step.text) if not template]
     if blocks:
         return squash("\n".join(blocks))
     if step.kind in (StepKind.ACTION, StepKind.TOOL_CALL):

@@ -29,7 +29,8 @@ from analyzer.schema.models import Outcome, Step, Trajectory
 from analyzer.taxonomy import Category
 
 SOURCE = "false_success"
-UNRESOLVED = "but the last tool output is an error (outcome not recorded)"
+FAILED = "the run failed"
+UNRESOLVED = "the last tool output is an error (outcome not recorded)"
 """Why a claim is suspect on a run without a recorded outcome (the detector fires there only then)."""
 _FINISH_TOOL_RE = re.compile(r"submit|finish|done|final|answer|terminate|complete", re.IGNORECASE)
 
@@ -83,21 +84,20 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
             terminations.append(s)
     out: list[Finding] = []
     # a failed run "failed"; on a run without a recorded outcome the claim follows an unresolved error
-    why = "but the run failed" if trajectory.outcome == Outcome.FAILURE else UNRESOLVED
+    why = FAILED if trajectory.outcome == Outcome.FAILURE else UNRESOLVED
     if claims:
         last = claims[-1]
         out.append(make_finding(trajectory, last.index, Category.FALSE_SUCCESS, 0.75 * factor, SOURCE,
-                                f"claims the work is verified or complete, {why}",
+                                f"claims the work is verified or complete, but {why}",
                                 evidence_quote=_quote(_claim_text(last))))
         first = claims[0]
         if first.index != last.index:
-            first_why = "the run failed" if trajectory.outcome == Outcome.FAILURE else UNRESOLVED.removeprefix("but ")
             out.append(make_finding(trajectory, first.index, Category.FALSE_SUCCESS, 0.55 * factor, SOURCE,
-                                    f"first claim that the work is verified or complete; {first_why}",
+                                    f"first claim that the work is verified or complete; {why}",
                                     evidence_quote=_quote(_claim_text(first))))
     elif terminations:
         t = terminations[0]
         out.append(make_finding(trajectory, t.index, Category.FALSE_SUCCESS, 0.45 * factor, SOURCE,
-                                f"terminates/submits without verification, {why}",
+                                f"terminates/submits without verification, but {why}",
                                 evidence_quote=match_quote(_claim_text(t), DONE_RE)))
     return out
