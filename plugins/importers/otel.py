@@ -99,14 +99,18 @@ _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 
 
 def norm_id(value: Any) -> str | None:
-    """Normalise a trace/span id: hex stays lower-case hex, base64 becomes hex, ints become text.
+    """Normalise a trace/span id to lower-case hex (W3C trace context's form).
 
-    Empty and all-zero ids are ``None`` (OTLP's "no parent").
+    Hex stays hex, base64 becomes hex, and an integer (the Python SDK's ``SpanContext`` dumped as
+    JSON, e.g. by any-agent) becomes hex too: 16 digits up to 64 bits, else 32, negative values
+    read as two's complement. A 128-bit id written as decimal text would otherwise reach
+    ``traces.csv`` as a number too large for an integer column (polars' ``read_csv`` failed on
+    it). Empty and all-zero ids are ``None`` (OTLP's "no parent").
     """
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return str(value) if value else None
+        return int_id(value)
     if not isinstance(value, str):
         return None
     s = value.strip()
@@ -122,6 +126,15 @@ def norm_id(value: Any) -> str | None:
         if len(raw) in (8, 16):
             s = raw.hex()
     return None if s.strip("0") == "" else s
+
+
+def int_id(value: int) -> str | None:
+    """An integer trace/span id as W3C hex (see :func:`norm_id`); 0 is ``None``."""
+    if value < 0:
+        value &= (1 << 64) - 1 if value >= -(1 << 63) else (1 << 128) - 1
+    if not value:
+        return None
+    return format(value, "016x" if value < 1 << 64 else "032x")
 
 
 def to_ns(value: Any) -> int | None:

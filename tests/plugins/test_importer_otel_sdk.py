@@ -76,9 +76,10 @@ def test_real_any_agent_trace_with_integer_ids() -> None:
     (t,), ctx, failure = run_importer(OtelSdkImporter(), ANY_AGENT)
     assert failure is None and ctx.errors == []
     doc = json.loads(ANY_AGENT.read_text(encoding="utf-8"))
-    assert t.native_id == "122082297528931857205684360792378057622"  # the 128-bit id, read exactly
+    # the 128-bit id, read exactly, in W3C hex form (as decimal text it broke polars' read_csv of traces.csv)
+    assert t.native_id == format(122082297528931857205684360792378057622, "032x")
     assert [s.kind for s in t.steps] == ["tool_call", "observation", "tool_call", "observation", "message"]
-    assert [s.native_step_id for s in t.steps] == [str(s["context"]["span_id"]) for s in doc["spans"][:5]]
+    assert [s.native_step_id for s in t.steps] == [format(s["context"]["span_id"], "016x") for s in doc["spans"][:5]]
     assert t.steps[0].tool_name == "get_current_time" and t.steps[0].tool_call_id == "call_CluLLD8SeM7yfMg4VBYKksxw"
     assert {s.agent for s in t.steps} == {"any_agent"} and t.model == "gpt-4.1-mini"
     assert t.final_answer == doc["final_output"]

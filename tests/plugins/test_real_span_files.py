@@ -364,3 +364,22 @@ def test_any_agent_agno_and_tinyagent_runs_link_calls_to_their_outputs() -> None
     tiny = _any("TINYAGENT")
     assert _kinds(tiny) == ["user", "tool_call", "observation", "tool_call", "observation", "message"]
     assert tiny.final_answer is not None and tiny.final_answer.startswith("Here are the steps I have taken")
+
+
+def test_any_agent_exports_read_back_with_polars_defaults(tmp_path: Path) -> None:
+    """The any-agent traces' 128-bit integer ids reach the CSV exports as hex text, not as numbers.
+
+    As decimal text, ``traces.csv`` held ``native_id`` 287108214166566708757979670190473357960,
+    larger than any integer column, and ``pl.read_csv`` with default inference failed on it.
+    """
+    import polars as pl
+
+    from analyzer.cli import main
+
+    out = tmp_path / "out"
+    assert main(["analyze", str(REAL / "any_agent"), "--no-judge", "--no-embed", "--quiet", "--out", str(out)]) == 0
+    runs = pl.read_csv(out / "traces.csv")
+    steps = pl.read_csv(out / "steps.csv")
+    assert runs.height == 7 and runs["native_id"].dtype == pl.String
+    assert all(len(v) == 32 and int(v, 16) for v in runs["native_id"])
+    assert steps.height > 0
