@@ -18,6 +18,12 @@ Step mapping (0-based, in message order):
   accompanies the calls is the text of the first call's step.
 * ``tool``/``function`` messages and Anthropic ``tool_result`` blocks -> ``observation``
   steps (role ``tool``) with ``is_error`` from the explicit flag or error-looking content.
+* a user message that answers an assistant message and gives the environment's result under an
+  ``Observation:``/``Current Observation:`` line (agent loops without a tool role, which re-send
+  the prompt each turn: ReAct harnesses, OpenManus-RL/AgentDebug, ALFWorld/WebShop-style
+  environments) -> one ``observation`` step (role ``tool``, agent ``environment``) whose text is
+  the result without the re-sent prompt (:func:`user_observation`); other user messages stay
+  ``user`` steps. One message is still one step, so message indices keep their meaning.
 
 mini-swe-agent ``.traj.json`` files and Who&When/tau-bench files are left to their importers.
 """
@@ -50,6 +56,8 @@ from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 _ERROR_PATTERNS: tuple[tuple[re.Pattern[str], str | None], ...] = (
     (re.compile(r"Traceback \(most recent call last\)"), None),
     (re.compile(r"^\s*(?:error|fatal|exception)\b\s*[:!\-]", re.IGNORECASE | re.MULTILINE), None),
+    (re.compile(r"^\s*(?:result|output|observation)\s*:\s*(?:error|exception)(?:\s*[:!\-]|\s+(?:executing|while|when"
+                r"|during|calling|running|fetching|occurred)\b)", re.IGNORECASE | re.MULTILINE), None),
     (re.compile(r"\b(?:exit(?:ed)?(?: with)? (?:code|status)|return ?code|returncode)\s*[:=]?\s*([1-9]\d*)\b",
                 re.IGNORECASE), None),
     (re.compile(r"^\s*(?:E\s+)?[A-Za-z_][\w.]*(?:Error|Exception): ", re.MULTILINE), None),
@@ -160,6 +168,7 @@ class BadMessages(MessageValueError):
 class _Builder:
     steps: list[Step] = field(default_factory=list)
     call_names: dict[str, str] = field(default_factory=dict)
+    prompt_lines: frozenset[str] | None = None  # lines of the run's first user message (the prompt)
 
     def add(self, **kw: Any) -> Step:
         step = Step(index=len(self.steps), **kw)
@@ -299,7 +308,7 @@ def _assistant(b: _Builder, msg: Mapping[str, Any], native: int) -> None:
         first.tokens_in, first.tokens_out = tin, tout
 
 
-def _user(b: _Builder, msg: Mapping[str, Any], native: int) -> None:
+def _user(b: _Builder, msg: Mapping[str, Any], native: int, *, after_assistant: bool = False) -> None:
     content = msg.get("content")
     agent = str(msg.get("name") or "user")
     ts = _opt_str(msg.get("timestamp"))
@@ -317,7 +326,48 @@ def _user(b: _Builder, msg: Mapping[str, Any], native: int) -> None:
         if text:
             b.add(agent=agent, role=Role.USER, kind=StepKind.USER, text=text, native_index=native, timestamp=ts)
         return
-    b.add(agent=agent, role=Role.USER, kind=StepKind.USER, text=as_text(content), native_index=native, timestamp=ts)
+    text = as_text(content)
+    if b.prompt_lines is None:
+        b.prompt_lines = _prompt_lines(text)
+    elif after_assistant:
+        obs = user_observation(text, b.prompt_lines)
+        if obs is not None:
+            _observation(b, obs, agent="environment", call_id=None, tool_name=None, flag=None, native=native,
+                         meta={"delivered_as": "user", "message_chars": len(text)})
+            return
+    b.add(agent=agent, role=Role.USER, kind=StepKind.USER, text=text, native_index=native, timestamp=ts)
+
+
+_OBSERVATION_HEADER = re.compile(r"^[ \t]*(?:Current )?Observation(?: \d+)?[ \t]*:[ \t]*", re.MULTILINE | re.IGNORECASE)
+_SHORT_LINE = 20
+
+
+def _prompt_lines(text: str) -> frozenset[str]:
+    """The (stripped, non-blank) lines of a run's first user message, to recognise a re-sent prompt."""
+    return frozenset(ln.strip() for ln in text.splitlines() if ln.strip())
+
+
+def user_observation(text: str, prompt_lines: frozenset[str]) -> str | None:
+    """The environment's output inside a user message, or None when the message carries none.
+
+    Agent loops without a tool role (ReAct harnesses, OpenManus-RL/AgentDebug, ALFWorld- and
+    WebShop-style environments) answer each action with a user message that re-sends the prompt
+    and gives the result under an ``Observation:`` (or ``Current Observation:``) line. The result
+    is the text after the *last* such header, up to the re-sent prompt: the first line of at least
+    :data:`_SHORT_LINE` characters that the run's first user message already had, and the blank or
+    prompt lines just before it (a heading such as ``Available Tools:``). Without a header the
+    message is the user's, and stays a user step.
+    """
+    heads = list(_OBSERVATION_HEADER.finditer(text))
+    if not heads:
+        return None
+    lines = text[heads[-1].end():].splitlines()
+    end = next((i for i, ln in enumerate(lines) if len(ln.strip()) >= _SHORT_LINE and ln.strip() in prompt_lines),
+               len(lines))
+    if end < len(lines):
+        while end > 0 and (not lines[end - 1].strip() or lines[end - 1].strip() in prompt_lines):
+            end -= 1
+    return "\n".join(lines[:end]).strip()
 
 
 def messages_to_steps(messages: list[Any], list_path: str = "messages") -> list[Step]:
@@ -329,6 +379,7 @@ def messages_to_steps(messages: list[Any], list_path: str = "messages") -> list[
         BadMessages: When a message is not an object or a field has an unreadable shape.
     """
     b = _Builder()
+    prev_role = ""
     for i, msg in enumerate(messages):
         if not isinstance(msg, Mapping):
             raise BadMessages(imsg("chat_message_not_object", index=i))
@@ -337,7 +388,7 @@ def messages_to_steps(messages: list[Any], list_path: str = "messages") -> list[
             b.add(agent="system", role=Role.SYSTEM, kind=StepKind.SYSTEM, text=as_text(msg.get("content")),
                   native_index=i)
         elif role == "user":
-            _user(b, msg, i)
+            _user(b, msg, i, after_assistant=prev_role == "assistant")
         elif role == "assistant":
             _assistant(b, msg, i)
         elif role == "tool":
@@ -354,6 +405,7 @@ def messages_to_steps(messages: list[Any], list_path: str = "messages") -> list[
         else:  # an agent name used as the role (multi-agent chat logs)
             b.add(agent=_agent_of(msg), role=Role.ASSISTANT, kind=StepKind.MESSAGE,
                   text=as_text(msg.get("content")), native_index=i, metadata={"raw_role": msg.get("role")})
+        prev_role = role
     label_native_steps(b.steps, list_path)
     return b.steps
 

@@ -228,10 +228,65 @@ def test_outcome_keeps_raw_and_decides_by_first_decisive_key(tmp_path: Path, hos
         ("total 8\ndrwxr-xr-x 2 a a 4096 src\n", False),
         ("def f():\n    raise ValueError('bad input')\n", False),
         ("All 12 tests passed.", False),
+        ("Tool 'python_code_generator' executed.\nResult: Error executing tool 'python_code_generator': boom", True),
+        ("Output: error: no such table", True),
+        ("Result: Error rate fell to 3% in 2022", False),
     ],
 )
 def test_error_looking_output(text: str, is_error: bool) -> None:
     assert (error_in_output(text) is not None) == is_error
+
+
+# ------------------------------------------------------------------- observations sent as user messages
+
+_PROMPT = ("You are an expert research assistant capable of using various tools.\n\nTask: What was the 2022 rate?\n\n"
+           "Available Tools:\nTool: google_search\nDescription: A tool that performs Google searches.\n\n"
+           "Instructions:\n1. Analyze the task and determine what information you need\n")
+
+
+def _resent(observation: str) -> str:
+    """A later user message of such a loop: the prompt again, with the tool result in the middle."""
+    head, tools = _PROMPT.split("Available Tools:")
+    return (head + "Prior to this step, you have already taken 1 step(s).\n\nCurrent Observation: " + observation
+            + "\n\nAvailable Tools:" + tools + "You should first recall relevant past experiences.\n")
+
+
+def test_observation_sent_as_a_user_message_is_an_observation(tmp_path: Path, host: PluginHost) -> None:
+    """Agent loops without a tool role (ReAct harnesses, OpenManus-RL/AgentDebug) deliver the tool result
+    inside a user message that re-sends the prompt: the result is an observation step, the re-sent
+    prompt is not part of it, and an error result is an error."""
+    messages = [
+        {"role": "user", "content": _PROMPT},
+        {"role": "assistant", "content": "<plan>Search.</plan>\n<action>\ntool: google_search\n"
+                                         'parameters: {"query": "2022 rate"}\n</action>'},
+        {"role": "user", "content": _resent("Tool 'google_search' executed.\nResult: [{\"title\": \"Rate 3.9% in 2022\"}]")},
+        {"role": "assistant", "content": "<action>\ntool: python_code_generator\nparameters: {}\n</action>"},
+        {"role": "user", "content": _resent("Tool 'python_code_generator' executed.\n"
+                                            "Result: Error executing tool 'python_code_generator': bad input")},
+        {"role": "user", "content": "Observation: a user message that answers no action stays the user's"},
+        {"role": "assistant", "content": "<answer>4.1%</answer>"},
+    ]
+    res = load([_write(tmp_path, {"messages": messages})], host=host)
+    assert res.errors == []
+    steps = _steps(res)
+    assert [s["kind"] for s in steps] == ["user", "message", "observation", "message", "observation", "user", "message"]
+    first, second = steps[2], steps[4]
+    assert first["text"] == "Tool 'google_search' executed.\nResult: [{\"title\": \"Rate 3.9% in 2022\"}]"
+    assert first["role"] == "tool" and not first["is_error"]
+    assert second["is_error"] and "bad input" in second["error_text"]
+    assert "Available Tools" not in second["text"] and "recall" not in second["text"]
+    assert [s["native_step_id"] for s in steps][2:5] == ["messages[2]", "messages[3]", "messages[4]"]
+    assert steps[5]["text"].startswith("Observation: a user message")
+
+
+def test_user_message_without_an_observation_header_stays_a_user_step(tmp_path: Path, host: PluginHost) -> None:
+    messages = [
+        {"role": "user", "content": "Fix the failing test."},
+        {"role": "assistant", "content": "Which test fails?"},
+        {"role": "user", "content": "test_parse, see the CI log: observations are in the log."},
+    ]
+    steps = _steps(load([_write(tmp_path, messages)], host=host))
+    assert [s["kind"] for s in steps] == ["user", "message", "user"]
 
 
 # ------------------------------------------------------------------------------------------ JSONL
