@@ -224,9 +224,19 @@ def numbers(text: str) -> set[str]:
     return out
 
 
+_RUN_REFERENCE_RE = re.compile(
+    r"\b(?:steps?|turns?|rounds?|observations?|attempts?|iterations?)[ \t]+#?\d+"
+    r"(?:[ \t]*(?:-|–|to|and|through)[ \t]*\d+)?", re.IGNORECASE)
+"""A number that points into the run itself ("Step 12", "steps 1 to 19", "Observation 3"): the
+memory recaps agents write each turn are full of them, and they claim nothing about the world."""
+
+
 def significant_numbers(text: str) -> set[str]:
-    """Numbers that carry a claim: not list markers or tiny counters (|x| >= 10 or fractional)."""
+    """Numbers that carry a claim: not list markers or tiny counters (|x| >= 10 or fractional),
+    nor references to the run's own steps (:data:`_RUN_REFERENCE_RE`)."""
     out: set[str] = set()
+    if _RUN_REFERENCE_RE.search(text[:50000]):
+        text = _RUN_REFERENCE_RE.sub(" ", text[:50000])
     for n in numbers(text):
         try:
             v = abs(float(n))

@@ -318,6 +318,20 @@ def test_hallucination_quiet_on_a_check_only_announced() -> None:
     assert steps_of(detect("hallucination", t)) == [2]  # the second sentence asserts it
 
 
+def test_hallucination_quiet_on_references_to_the_runs_own_steps() -> None:
+    """A memory recap ("Step 12: used the extractor", "Steps 1 to 19") points into the run, it claims nothing."""
+    recap = ("<memory>\n- Step 12: Used the URL text extractor on the search page, no useful text.\n"
+             "- Steps 13 to 19: Multiple attempts with various tools; observation 14 was empty.\n"
+             "- Step 20 and step 21: searched again.\n</memory>")
+    t = run(POP_TASK, [{"kind": CALL, "tool": "census", "args": {"city": "Seattle"}},
+                       {"kind": OBS, "text": "no results"}, {"kind": MESSAGE, "text": recap}])
+    assert detect("hallucination", t) == []
+    t = run(POP_TASK, [{"kind": CALL, "tool": "census", "args": {"city": "Seattle"}},
+                       {"kind": OBS, "text": "no results"},
+                       {"kind": MESSAGE, "text": recap + "\nThe census data retrieved: Seattle 737,015, Colville 4,965."}])
+    assert steps_of(detect("hallucination", t)) == [2]  # a real claim in the same step still counts
+
+
 def test_hallucination_quiet_when_observations_support_the_numbers() -> None:
     t = run(POP_TASK, [{"kind": CALL, "tool": "census", "args": {"city": "Seattle"}},
                        {"kind": OBS, "text": "Seattle: 737,015"},
