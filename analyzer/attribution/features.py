@@ -94,14 +94,20 @@ ROLE_FEATURES: tuple[str, ...] = (
 
 TRANSFER_FEATURES: tuple[str, ...] = (
     "decision", "agent_first_turn", "decision_rel", "top_actor_first_turn", "top_actor_second_turn",
-    "first_error_source", "next_obs_error",
+    "first_error_source",
 )
 """The features the shipped weights use. Each is structural (who acts, in what order, what
 follows an error) and kept its sign and use when fitted on two development sets and scored
 on the third (README, ablation table). ``top_actor_first_turn`` is not fitted there: it carries
 the fixed structural prior (:data:`analyzer.attribution.fit.TRANSFER_PRIOR`). The other columns
 are fitted only within one system:
-``trajscope eval --cv`` and the analyst's own labels (adaptation) free them."""
+``trajscope eval --cv`` and the analyst's own labels (adaptation) free them.
+
+``next_obs_error`` (the decision's own output errs) was one of them until GAIA's tool outputs
+were read as observations. Its leave-one-dataset-out contribution was 0 on every set before and
+after; fitted with GAIA's errors its weight turned negative (a decision that visibly fails is
+rarely the decisive one) and pushed the planted tool failures of ``sample_traces/`` out of the
+top 3 (14 of 19). Without it no step figure moves and Who&When agent@1 gains a run (README)."""
 
 CAUSE_CATEGORIES: frozenset[str] = frozenset({Category.HALLUCINATION.value, Category.ERROR_ACCUMULATION.value})
 """Categories whose findings mark where an error enters a run: a value that no observation
