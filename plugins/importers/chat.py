@@ -338,7 +338,9 @@ def _user(b: _Builder, msg: Mapping[str, Any], native: int, *, after_assistant: 
     b.add(agent=agent, role=Role.USER, kind=StepKind.USER, text=text, native_index=native, timestamp=ts)
 
 
-_OBSERVATION_HEADER = re.compile(r"^[ \t]*(?:Current )?Observation(?: \d+)?[ \t]*:[ \t]*", re.MULTILINE | re.IGNORECASE)
+_OBSERVATION_HEADER = re.compile(r"^[ \t]*(?:(?:Current )?Observation(?: \d+)?[ \t]*:|<observation>)[ \t]*",
+                                 re.MULTILINE | re.IGNORECASE)
+_OBSERVATION_CLOSE = re.compile(r"</observation>", re.IGNORECASE)
 _SHORT_LINE = 20
 
 
@@ -347,21 +349,31 @@ def _prompt_lines(text: str) -> frozenset[str]:
     return frozenset(ln.strip() for ln in text.splitlines() if ln.strip())
 
 
+def _line_at(text: str, pos: int) -> str:
+    """The stripped line of ``text`` that holds position ``pos``."""
+    end = text.find("\n", pos)
+    return text[text.rfind("\n", 0, pos) + 1:end if end >= 0 else len(text)].strip()
+
+
 def user_observation(text: str, prompt_lines: frozenset[str]) -> str | None:
     """The environment's output inside a user message, or None when the message carries none.
 
     Agent loops without a tool role (ReAct harnesses, OpenManus-RL/AgentDebug, ALFWorld- and
     WebShop-style environments) answer each action with a user message that re-sends the prompt
-    and gives the result under an ``Observation:`` (or ``Current Observation:``) line. The result
-    is the text after the *last* such header, up to the re-sent prompt: the first line of at least
+    and gives the result under an ``Observation:`` (or ``Current Observation:``) line, or inside an
+    ``<observation>`` tag. The result is the text after the *last* such header that is not a line
+    of the prompt itself (a format instruction such as ``Observation: the result``), up to the
+    closing tag and up to the re-sent prompt: the first line of at least
     :data:`_SHORT_LINE` characters that the run's first user message already had, and the blank or
     prompt lines just before it (a heading such as ``Available Tools:``). Without a header the
     message is the user's, and stays a user step.
     """
-    heads = list(_OBSERVATION_HEADER.finditer(text))
+    heads = [h for h in _OBSERVATION_HEADER.finditer(text) if _line_at(text, h.start()) not in prompt_lines]
     if not heads:
         return None
-    lines = text[heads[-1].end():].splitlines()
+    rest = text[heads[-1].end():]
+    close = _OBSERVATION_CLOSE.search(rest) if heads[-1].group(0).strip().startswith("<") else None
+    lines = (rest[:close.start()] if close else rest).splitlines()
     end = next((i for i, ln in enumerate(lines) if len(ln.strip()) >= _SHORT_LINE and ln.strip() in prompt_lines),
                len(lines))
     if end < len(lines):

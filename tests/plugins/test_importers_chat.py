@@ -279,6 +279,25 @@ def test_observation_sent_as_a_user_message_is_an_observation(tmp_path: Path, ho
     assert steps[5]["text"].startswith("Observation: a user message")
 
 
+def test_observation_in_a_tag_and_a_re_sent_format_instruction(tmp_path: Path, host: PluginHost) -> None:
+    """The result in an ``<observation>`` tag is read up to the closing tag, and a header that is a line of
+    the prompt (a ReAct format instruction re-sent after the result) is not taken for the result."""
+    prompt = ("Answer with Thought/Action lines.\nFollow this format:\nObservation: the result of the action\n"
+              "... (repeat Thought/Action/Observation N times)\n")
+    messages = [
+        {"role": "user", "content": prompt + "Question: how many open issues?"},
+        {"role": "assistant", "content": "Thought: count them\nAction: list_issues"},
+        {"role": "user", "content": "Observation: 14 open issues\n\n" + prompt},
+        {"role": "assistant", "content": "Action: close_issue 3"},
+        {"role": "user", "content": "<observation>\nError: issue 3 is locked\n</observation>\nContinue."},
+        {"role": "assistant", "content": "Final Answer: 14"},
+    ]
+    steps = _steps(load([_write(tmp_path, {"messages": messages})], host=host))
+    assert [s["kind"] for s in steps] == ["user", "message", "observation", "message", "observation", "message"]
+    assert steps[2]["text"] == "14 open issues" and not steps[2]["is_error"]
+    assert steps[4]["text"] == "Error: issue 3 is locked" and steps[4]["is_error"]
+
+
 def test_user_message_without_an_observation_header_stays_a_user_step(tmp_path: Path, host: PluginHost) -> None:
     messages = [
         {"role": "user", "content": "Fix the failing test."},
