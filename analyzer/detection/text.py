@@ -232,8 +232,11 @@ memory recaps agents write each turn are full of them, and they claim nothing ab
 
 
 def significant_numbers(text: str) -> set[str]:
-    """Numbers that carry a claim: not list markers or tiny counters (|x| >= 10 or fractional),
-    nor references to the run's own steps (:data:`_RUN_REFERENCE_RE`)."""
+    """Numbers that carry a claim.
+
+    Not list markers or tiny counters (|x| >= 10 or fractional), nor references to the run's own
+    steps (:data:`_RUN_REFERENCE_RE`).
+    """
     out: set[str] = set()
     if _RUN_REFERENCE_RE.search(text[:50000]):
         text = _RUN_REFERENCE_RE.sub(" ", text[:50000])
