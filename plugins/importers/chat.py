@@ -215,7 +215,7 @@ def _agent_of(msg: Mapping[str, Any]) -> str:
 
 
 def _observation(b: _Builder, text: str, *, agent: str, call_id: str | None, tool_name: str | None,
-                 flag: Any, native: int, meta: dict[str, Any]) -> None:
+                 flag: Any, native: int, meta: dict[str, Any], timestamp: str | None = None) -> None:
     if isinstance(flag, bool):
         is_err = flag
         err = error_in_output(text) or ("tool reported an error" if flag else None)
@@ -228,7 +228,7 @@ def _observation(b: _Builder, text: str, *, agent: str, call_id: str | None, too
         is_err = err is not None
     b.add(agent=agent, role=Role.TOOL, kind=StepKind.OBSERVATION, text=text, tool_name=tool_name,
           tool_call_id=call_id, is_error=is_err, error_text=err if is_err else None, native_index=native,
-          metadata=meta)
+          metadata=meta, timestamp=timestamp)
 
 
 def _tool_call_fields(call: Any, native: int) -> tuple[str | None, str | None, str | None]:
@@ -333,7 +333,7 @@ def _user(b: _Builder, msg: Mapping[str, Any], native: int, *, after_assistant: 
         obs = user_observation(text, b.prompt_lines)
         if obs is not None:
             _observation(b, obs, agent="environment", call_id=None, tool_name=None, flag=None, native=native,
-                         meta={"delivered_as": "user", "message_chars": len(text)})
+                         meta={"delivered_as": "user", "message_chars": len(text)}, timestamp=ts)
             return
     b.add(agent=agent, role=Role.USER, kind=StepKind.USER, text=text, native_index=native, timestamp=ts)
 

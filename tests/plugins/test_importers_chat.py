@@ -259,7 +259,8 @@ def test_observation_sent_as_a_user_message_is_an_observation(tmp_path: Path, ho
         {"role": "user", "content": _PROMPT},
         {"role": "assistant", "content": "<plan>Search.</plan>\n<action>\ntool: google_search\n"
                                          'parameters: {"query": "2022 rate"}\n</action>'},
-        {"role": "user", "content": _resent("Tool 'google_search' executed.\nResult: [{\"title\": \"Rate 3.9% in 2022\"}]")},
+        {"role": "user", "content": _resent("Tool 'google_search' executed.\nResult: [{\"title\": \"Rate 3.9% in 2022\"}]"),
+         "timestamp": "2025-09-24T06:03:40Z"},
         {"role": "assistant", "content": "<action>\ntool: python_code_generator\nparameters: {}\n</action>"},
         {"role": "user", "content": _resent("Tool 'python_code_generator' executed.\n"
                                             "Result: Error executing tool 'python_code_generator': bad input")},
@@ -272,7 +273,7 @@ def test_observation_sent_as_a_user_message_is_an_observation(tmp_path: Path, ho
     assert [s["kind"] for s in steps] == ["user", "message", "observation", "message", "observation", "user", "message"]
     first, second = steps[2], steps[4]
     assert first["text"] == "Tool 'google_search' executed.\nResult: [{\"title\": \"Rate 3.9% in 2022\"}]"
-    assert first["role"] == "tool" and not first["is_error"]
+    assert first["role"] == "tool" and not first["is_error"] and first["timestamp"] == "2025-09-24T06:03:40Z"
     assert second["is_error"] and "bad input" in second["error_text"]
     assert "Available Tools" not in second["text"] and "recall" not in second["text"]
     assert [s["native_step_id"] for s in steps][2:5] == ["messages[2]", "messages[3]", "messages[4]"]
