@@ -214,8 +214,8 @@ them (16 of 19 at 8; 13 at 5; 12 at 3). Two development sets log tool output (Tr
 logs none), and they disagree. Leave-one-dataset-out step@1 by this weight (1 = no boost / 3 /
 5 / 8 / 12): Who&When 32.5 / 30.2 / 27.8 / 27.8 / 27.8%; AgentErrorBench GAIA, whose tool
 results are read as observations since the chat importer reads them out of the user messages,
-36.0 / 40.0 / 38.0 / 38.0 / 38.0%. At 8 GAIA's adaptation to 10 labels reaches 35.7%; without
-the boost 34.6% (README)."""
+36.0 / 40.0 / 38.0 / 38.0 / 38.0%. At 8 GAIA's adaptation to 10 labels reaches 35.4%; without
+the boost 34.0% (README)."""
 TRANSFER_PRIOR: dict[str, float] = {"top_actor_first_turn": 2.0}
 """Structural prior of the transfer fit: fixed weights (per unit of the raw column) added to
 the logits, not fitted. ``top_actor_first_turn`` says "among several agents, the one that
