@@ -19,6 +19,7 @@ from analyzer.attribution.adapt import (
     labelled_runs,
     simulate,
 )
+from analyzer.attribution.features import FEATURE_NAMES
 from analyzer.attribution.ranker import Ranker, RankerParams
 
 
@@ -27,8 +28,19 @@ def base() -> Ranker:
     return Ranker.load()
 
 
+_EVIDENCE = FEATURE_NAMES.index("evidence")
+
+
 def _raw(rng: np.random.Generator, base: Ranker, steps: int) -> np.ndarray:
-    return rng.uniform(0.0, 3.0, size=(steps, len(base.weights)))
+    """Random raw features, without detector evidence.
+
+    The evidence column feeds the fixed offset (up to 8 logits on runs with observations), which
+    adaptation does not refit: random evidence would be noise of that size over the planted signal,
+    and how much of it a draw can overcome would depend on the shipped weights, not on adaptation.
+    """
+    x = rng.uniform(0.0, 3.0, size=(steps, len(base.weights)))
+    x[:, _EVIDENCE] = 0.0
+    return x
 
 
 def _signal_column(base: Ranker) -> int:
