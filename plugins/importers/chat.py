@@ -72,6 +72,12 @@ _EXC_LINE = re.compile(r"^\s*(?:E\s+)?([A-Za-z_][\w.]*(?:Error|Exception): .*)$"
 _ERROR_SCAN_CHARS = 4000
 
 
+def _line_at(text: str, pos: int) -> str:
+    """The stripped line of ``text`` that holds position ``pos``."""
+    end = text.find("\n", pos)
+    return text[text.rfind("\n", 0, pos) + 1:end if end >= 0 else len(text)].strip()
+
+
 def error_in_output(text: str) -> str | None:
     """Short error description when a tool output looks like an error, else None.
 
@@ -90,8 +96,7 @@ def error_in_output(text: str) -> str | None:
                 return exc[-1].group(1).strip()[:300]
             if label:
                 return label
-            line = sample[sample.rfind("\n", 0, m.start()) + 1:]
-            return line.split("\n", 1)[0].strip()[:300] or m.group(0)
+            return _line_at(sample, m.start())[:300] or m.group(0)
     return None
 
 
@@ -347,12 +352,6 @@ _SHORT_LINE = 20
 def _prompt_lines(text: str) -> frozenset[str]:
     """The (stripped, non-blank) lines of a run's first user message, to recognise a re-sent prompt."""
     return frozenset(ln.strip() for ln in text.splitlines() if ln.strip())
-
-
-def _line_at(text: str, pos: int) -> str:
-    """The stripped line of ``text`` that holds position ``pos``."""
-    end = text.find("\n", pos)
-    return text[text.rfind("\n", 0, pos) + 1:end if end >= 0 else len(text)].strip()
 
 
 def user_observation(text: str, prompt_lines: frozenset[str]) -> str | None:
