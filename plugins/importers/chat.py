@@ -354,27 +354,34 @@ def _prompt_lines(text: str) -> frozenset[str]:
     return frozenset(ln.strip() for ln in text.splitlines() if ln.strip())
 
 
+def _resent(line: str, prompt_lines: frozenset[str]) -> bool:
+    """True for a (stripped) line long enough to tell that it re-sends the prompt.
+
+    A short line (``Observation:``, ``<observation>``, ``}``) may stand in the prompt and in a
+    result alike, so it says nothing.
+    """
+    return len(line) >= _SHORT_LINE and line in prompt_lines
+
+
 def user_observation(text: str, prompt_lines: frozenset[str]) -> str | None:
     """The environment's output inside a user message, or None when the message carries none.
 
     Agent loops without a tool role (ReAct harnesses, OpenManus-RL/AgentDebug, ALFWorld- and
     WebShop-style environments) answer each action with a user message that re-sends the prompt
     and gives the result under an ``Observation:`` (or ``Current Observation:``) line, or inside an
-    ``<observation>`` tag. The result is the text after the *last* such header that is not a line
-    of the prompt itself (a format instruction such as ``Observation: the result``), up to the
-    closing tag and up to the re-sent prompt: the first line of at least
-    :data:`_SHORT_LINE` characters that the run's first user message already had, and the blank or
-    prompt lines just before it (a heading such as ``Available Tools:``). Without a header the
-    message is the user's, and stays a user step.
+    ``<observation>`` tag. The result is the text after the *last* such header whose line does
+    not re-send the prompt (:func:`_resent`: a format instruction such as ``Observation: the
+    result of the action``), up to the closing tag and up to the re-sent prompt: the first line
+    that re-sends it, and the blank or prompt lines just before it (a heading such as
+    ``Available Tools:``). Without a header the message is the user's, and stays a user step.
     """
-    heads = [h for h in _OBSERVATION_HEADER.finditer(text) if _line_at(text, h.start()) not in prompt_lines]
+    heads = [h for h in _OBSERVATION_HEADER.finditer(text) if not _resent(_line_at(text, h.start()), prompt_lines)]
     if not heads:
         return None
     rest = text[heads[-1].end():]
     close = _OBSERVATION_CLOSE.search(rest) if heads[-1].group(0).strip().startswith("<") else None
     lines = (rest[:close.start()] if close else rest).splitlines()
-    end = next((i for i, ln in enumerate(lines) if len(ln.strip()) >= _SHORT_LINE and ln.strip() in prompt_lines),
-               len(lines))
+    end = next((i for i, ln in enumerate(lines) if _resent(ln.strip(), prompt_lines)), len(lines))
     if end < len(lines):
         while end > 0 and (not lines[end - 1].strip() or lines[end - 1].strip() in prompt_lines):
             end -= 1

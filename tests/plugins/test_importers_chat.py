@@ -299,6 +299,20 @@ def test_observation_in_a_tag_and_a_re_sent_format_instruction(tmp_path: Path, h
     assert steps[4]["text"] == "Error: issue 3 is locked" and steps[4]["is_error"]
 
 
+def test_bare_observation_tag_in_the_prompt_still_marks_results(tmp_path: Path, host: PluginHost) -> None:
+    """A prompt that shows the ``<observation>`` format on a line of its own does not hide the real results."""
+    prompt = "Use the tools. Results come back as:\n<observation>\nthe output\n</observation>\nQuestion: 2 + 2?"
+    messages = [
+        {"role": "user", "content": prompt},
+        {"role": "assistant", "content": "Action: calc 2+2"},
+        {"role": "user", "content": "<observation>\n4\n</observation>"},
+        {"role": "assistant", "content": "Final Answer: 4"},
+    ]
+    steps = _steps(load([_write(tmp_path, {"messages": messages})], host=host))
+    assert [s["kind"] for s in steps] == ["user", "message", "observation", "message"]
+    assert steps[2]["text"] == "4"
+
+
 def test_user_message_without_an_observation_header_stays_a_user_step(tmp_path: Path, host: PluginHost) -> None:
     messages = [
         {"role": "user", "content": "Fix the failing test."},
