@@ -28,6 +28,10 @@ The messages are rewritten in the OpenAI chat shape and read by
   ``FunctionExecutionResult``, linked by ``call_id`` and flagged by ``is_error``;
 * a ``ToolCallSummaryMessage`` right after the execution event of the same agent repeats the
   results (``reflect_on_tool_use=False``) and is skipped;
+* a ``TextMessage`` right after a ``CodeExecutionEvent`` of the same agent that repeats its output
+  (the ``CodeExecutorAgent``'s reply, e.g. Magentic-One's ``ComputerTerminal``: "The script ran,
+  then exited with an error (POSIX exit code: 1)", then the output) is skipped too: it is the
+  observation again, not a decision of the executor;
 * ``ThoughtEvent`` -> ``thought``; ``CodeGenerationEvent`` -> a ``code_execution`` tool call
   whose arguments are the code blocks; ``CodeExecutionEvent`` -> its ``observation`` (agent
   ``source``), an error when ``result.exit_code`` is not 0; ``MemoryQueryEvent`` -> a ``memory``
@@ -137,6 +141,7 @@ class _Converted:
     origins: list[_Origin] = field(default_factory=list)
     dropped: Counter[str] = field(default_factory=Counter)
     skipped_summaries: int = 0
+    skipped_executor_replies: int = 0
     final_answer: str | None = None
     stop_texts: list[str] = field(default_factory=list)
 
@@ -176,6 +181,15 @@ def _created_at(msg: Mapping[str, Any]) -> str | None:
     return ts if isinstance(ts, str) and ts else None
 
 
+def _repeats_output(reply: str, output: str) -> bool:
+    """Whether an executor's reply only repeats the execution's output (or says it printed none)."""
+    body, out = " ".join(reply.split()), " ".join(output.split())
+    if out and out not in body:
+        return False
+    rest = body.replace(out, "", 1).strip() if out else body
+    return not rest or rest.casefold().startswith("the script ran")
+
+
 def _source(msg: Mapping[str, Any]) -> str | None:
     src = msg.get("source")
     return src if isinstance(src, str) and src.strip() else None
@@ -191,6 +205,7 @@ class _Reader:
         self.prev_type = ""
         self.prev_source: str | None = None
         self.code_call: dict[str, str] = {}  # source -> id of its pending CodeGenerationEvent call
+        self.exec_output = ""  # output of the last CodeExecutionEvent
 
     def error(self, locator: str, reason: Message) -> None:
         self.ctx.error(f"{self.prefix}{locator}", reason)
@@ -235,6 +250,9 @@ class _Reader:
         elif mtype == "ToolCallSummaryMessage" and self.prev_type == "ToolCallExecutionEvent" \
                 and self.prev_source == src:
             self.out.skipped_summaries += 1  # the joined results again: already observations
+        elif mtype == "TextMessage" and self.prev_type == "CodeExecutionEvent" and self.prev_source == src \
+                and _repeats_output(_text_of(content), self.exec_output):
+            self.out.skipped_executor_replies += 1  # the execution's output again: already an observation
         elif mtype == "ThoughtEvent":
             self.out.add({"role": "assistant", "name": src, "reasoning": _text_of(content), **_usage(msg)}, origin)
         elif mtype == "CodeGenerationEvent":
@@ -305,6 +323,7 @@ class _Reader:
         if isinstance(msg.get("retry_attempt"), int):
             origin.meta["retry_attempt"] = msg["retry_attempt"]
         origin.agent = src
+        self.exec_output = text
         self.out.add({"role": "tool", "tool_call_id": self.code_call.pop(src, None), "name": "code_execution",
                       "content": text, "is_error": flag}, origin)
 
@@ -479,6 +498,8 @@ def thread_to_trajectory(thread: _Thread, record: str, doc: Any, ctx: ImportCont
         meta["dropped_events"] = dict(conv.dropped)
     if conv.skipped_summaries:
         meta["repeated_summaries_skipped"] = conv.skipped_summaries
+    if conv.skipped_executor_replies:
+        meta["repeated_executor_replies_skipped"] = conv.skipped_executor_replies
     agents = sorted({s.agent for s in steps if s.role == Role.ASSISTANT and s.agent})
     if agents:
         meta["agents"] = agents

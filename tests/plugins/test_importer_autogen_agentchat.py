@@ -118,7 +118,7 @@ def test_bare_list_swarm_history(host: PluginHost) -> None:
 def test_magentic_one_task_result(host: PluginHost) -> None:
     t = load_one(MAGENTIC, host, "autogen_agentchat")
     assert t.metadata["layout"] == "TaskResult"
-    assert set(t.metadata["agents"]) == {"MagenticOneOrchestrator", "WebSurfer", "Coder", "ComputerTerminal"}
+    assert set(t.metadata["agents"]) == {"MagenticOneOrchestrator", "WebSurfer", "Coder"}  # the terminal only runs code
     failed, ok = (s for s in t.steps if s.metadata.get("agentchat_type") == "CodeExecutionEvent")
     assert (failed.kind, failed.role, failed.agent, failed.tool_name) == (
         "observation", "tool", "ComputerTerminal", "code_execution")
@@ -127,6 +127,9 @@ def test_magentic_one_task_result(host: PluginHost) -> None:
     assert failed.metadata["code_file"] == "/workspace/tmp_code_8d41c0.py"
     assert not ok.is_error and ok.metadata["exit_code"] == 0 and ok.text == "142.5\n"
     assert [s.index for s in t.steps if s.is_error] == [failed.index]
+    # the terminal's replies repeat the two outputs: observations already, not its decisions
+    assert t.metadata["repeated_executor_replies_skipped"] == 2
+    assert [s.kind for s in t.steps if s.agent == "ComputerTerminal"] == ["observation", "observation"]
     surfer = next(s for s in t.steps if s.agent == "WebSurfer")
     assert surfer.text.endswith("Here is a screenshot of the page.\n[image]")  # no base64 in the text
     assert (surfer.tokens_in, surfer.tokens_out) == (2210, 64)
@@ -152,6 +155,23 @@ def test_summary_is_kept_when_it_is_not_a_repeat_and_is_the_final_answer(tmp_pat
     alone = [_msg("user", "q"), _msg("a", "the tool said 42", "ToolCallSummaryMessage")]
     t2 = load_one(write_json(tmp_path / "s2.json", alone), host, "autogen_agentchat")
     assert [s.kind for s in t2.steps] == ["user", "message"] and t2.final_answer == "the tool said 42"
+
+
+def test_an_executor_reply_is_skipped_only_when_it_repeats_the_output(tmp_path: Path, host: PluginHost) -> None:
+    def run(reply: str, output: str = "3\n", code: int = 0) -> list[str]:
+        msgs = [_msg("user", "add 1 and 2"), _msg("coder", "```python\nprint(1 + 2)\n```"),
+                {**_msg("terminal", None, "CodeExecutionEvent"), "result": {"exit_code": code, "output": output}},
+                _msg("terminal", reply)]
+        t = load_one(write_json(tmp_path / "r.json", msgs), host, "autogen_agentchat")
+        return [s.kind for s in t.steps]
+
+    assert run("3\n") == ["user", "message", "observation"]
+    assert run("The script ran, then exited with an error (POSIX exit code: 1)\nIts output was:\nboom",
+               "boom", 1) == ["user", "message", "observation"]
+    assert run("The script ran but produced no output to console.", "") == ["user", "message", "observation"]
+    # words of its own: the agent's message stays
+    assert run("The sum is 3, which matches the expected answer; next we should test negative numbers "
+               "and floats, and write the report.") == ["user", "message", "observation", "message"]
 
 
 def test_code_generation_links_to_its_execution(tmp_path: Path, host: PluginHost) -> None:
@@ -253,7 +273,7 @@ def test_malformed_messages_cost_only_themselves(tmp_path: Path, host: PluginHos
     spec, _, _ = claim(path, host)
     assert spec is not None and spec.id == "autogen_agentchat"
     runs, res = load_runs(path, host)
-    assert len(runs) == 1 and len(runs[0].steps) == 15 - 1 + 1  # the bad one gone, the good call kept
+    assert len(runs) == 1 and len(runs[0].steps) == 13 - 1 + 1  # the bad one gone, the good call kept
     problems = [(e.file, e.record, e.importer, e.reason) for e in res.errors]
     assert problems == [
         (str(path), "messages[3]", "autogen_agentchat", "messages[3] is not an object"),
