@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from analyzer.attribution.features import FEATURE_NAMES, acts
+from analyzer.attribution.features import FEATURE_NAMES
 from analyzer.attribution.ranker import softmax
 from analyzer.attribution.rationale import Rationale, explain, ranking_tail, simple
-from analyzer.detection.text import agent_identity, echoes_prompt, is_decision
+from analyzer.detection.text import acts, agent_identity, echoes_prompt, is_decision
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
 from analyzer.taxonomy import CATEGORY_IDS, Category

@@ -8,7 +8,6 @@ the gold labels.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -21,6 +20,7 @@ from analyzer.detection.text import (
     REVISION_RE,
     VERIFY_RE,
     WORKAROUND_RE,
+    acts,
     agent_identity,
     briefing_steps,
     code_blocks,
@@ -34,11 +34,12 @@ from analyzer.detection.text import (
     list_items,
     next_observation,
     significant_numbers,
+    source_decision,
     strip_code,
     task_containment,
 )
 from analyzer.schema.findings import Finding
-from analyzer.schema.models import Step, StepKind, Trajectory
+from analyzer.schema.models import Trajectory
 from analyzer.taxonomy import Category
 
 FINDING_CATEGORIES: tuple[str, ...] = tuple(c.value for c in Category if c != Category.OTHER)
@@ -143,18 +144,6 @@ def evidence_class_weight(category: str, after_cause: bool = False) -> float:
     return PLANNING_EVIDENCE if category == Category.PLANNING_ERROR.value else SYMPTOM_EVIDENCE
 
 
-_ACTION_RE = re.compile(r"<action>|^\s*Action\s*:", re.MULTILINE | re.IGNORECASE)
-
-
-def acts(step: Step) -> bool:
-    """True when a decision step acts: a tool call, a code block or a ReAct/XML action section."""
-    if not is_decision(step):
-        return False
-    text = step.text[:50000]
-    return bool(step.tool_name) or step.kind in (StepKind.ACTION, StepKind.TOOL_CALL) or "```" in text \
-        or bool(_ACTION_RE.search(text))
-
-
 def _within_z(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """``values`` z-scored over the rows in ``mask`` (0 elsewhere, and when fewer than 2 rows)."""
     out = np.zeros_like(values)
@@ -238,7 +227,7 @@ def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
     first_err = err_idx[0] if err_idx else None
     first_err_src = None
     if first_err is not None:
-        first_err_src = next((s.index for s in reversed(steps[:first_err]) if is_decision(s)), None)
+        first_err_src = source_decision(steps, first_err)
     by_step: dict[int, dict[str, float]] = {}
     first_of: dict[str, int] = {}
     for f in sorted(findings, key=lambda f: f.step):

@@ -368,12 +368,55 @@ def is_observation(step: Step) -> bool:
         step.role in (Role.TOOL, Role.ENVIRONMENT) and step.kind not in AGENT_DECISION_KINDS)
 
 
-def next_observation(steps: Sequence[Step], i: int) -> Step | None:
-    """The tool output answering decision ``i``: the next observation before any other decision."""
-    for s in steps[i + 1:]:
-        if is_observation(s):
-            return s
+_ACTION_SECTION_RE = re.compile(r"<action>|^\s*Action\s*:", re.MULTILINE | re.IGNORECASE)
+
+
+def acts(step: Step) -> bool:
+    """True when a decision step acts: a tool call, a code block or a ReAct/XML action section."""
+    if not is_decision(step):
+        return False
+    text = step.text[:50000]
+    return bool(step.tool_name) or step.kind in (StepKind.ACTION, StepKind.TOOL_CALL) or "```" in text \
+        or bool(_ACTION_SECTION_RE.search(text))
+
+
+def source_decision(steps: Sequence[Step], j: int) -> int | None:
+    """The decision whose action produced observation ``j``.
+
+    That is the latest decision since the previous observation that acts (:func:`acts`), else the
+    latest decision before ``j``. Between the code and its output a team often sends a message
+    that only asks to run it (Magentic-One's orchestrator: "Please run the script the Coder
+    wrote."): the output answers the code, not the request.
+    """
+    latest: int | None = None
+    k = j - 1
+    while k >= 0 and not is_observation(steps[k]):
+        s = steps[k]
         if is_decision(s):
+            if acts(s):
+                return s.index
+            if latest is None:
+                latest = s.index
+        k -= 1
+    if latest is not None:
+        return latest
+    while k >= 0 and not is_decision(steps[k]):
+        k -= 1
+    return steps[k].index if k >= 0 else None
+
+
+def next_observation(steps: Sequence[Step], i: int) -> Step | None:
+    """The tool output answering decision ``i``: the next observation whose :func:`source_decision` it is.
+
+    The scan stops at the first decision after ``i`` that would answer for the output instead:
+    one that acts, or any decision when ``i`` does not act.
+    """
+    acting = acts(steps[i])
+    for k in range(i + 1, len(steps)):
+        s = steps[k]
+        if is_observation(s):
+            return s if acting or source_decision(steps, k) == i else None
+        if is_decision(s) and (not acting or acts(s)):
             return None
     return None
 
@@ -465,10 +508,25 @@ def task_containment(task: str, text: str) -> float:
     return containment(content_words(task), content_words(text))
 
 
+_RUNNABLE_FENCE_RE = re.compile(r"```(?:python|py|sh|bash|shell|console|zsh)?[ \t]*\n", re.IGNORECASE)
+
+
+def _runs_code(step: Step) -> bool:
+    """A tool call or action, or code to run (not a logged prompt, not a JSON/text block)."""
+    if not is_decision(step):
+        return False
+    if step.tool_name or step.kind in (StepKind.ACTION, StepKind.TOOL_CALL):
+        return True
+    return bool(_RUNNABLE_FENCE_RE.search(step.text[:50000])) and not echoes_prompt(step)
+
+
 def briefing_steps(steps: list[Step], task: str) -> set[int]:
     """Leading steps that only state the task: input steps, and steps restating most of it.
 
-    The first agent decision after these is the one that commits to an approach.
+    The first agent decision after these is the one that commits to an approach. A step that
+    runs something (:func:`_runs_code`: a tool call, an action, a runnable code block; not a JSON
+    block or a logged prompt) commits, however much of the task it repeats (a first script that
+    names the task's file and column).
     """
     out: set[int] = set()
     tw = content_words(task)
@@ -476,7 +534,7 @@ def briefing_steps(steps: list[Step], task: str) -> set[int]:
         if is_input(s):
             out.add(s.index)
             continue
-        if tw and len(out) == s.index and containment(tw, content_words(s.text)) >= 0.7:
+        if tw and len(out) == s.index and not _runs_code(s) and containment(tw, content_words(s.text)) >= 0.7:
             out.add(s.index)
             continue
         break

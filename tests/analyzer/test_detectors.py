@@ -17,8 +17,10 @@ from analyzer.detection.text import (
     format_templates,
     is_empty_output,
     is_termination_only,
+    next_observation,
     normalise_number,
     significant_numbers,
+    source_decision,
 )
 from analyzer.plugin_host import DetectionContext, PluginHost
 from analyzer.schema.findings import Finding
@@ -134,3 +136,51 @@ def test_text_helpers() -> None:
         Step(index=2, kind=StepKind.MESSAGE, text="I will query the API."),
     ])
     assert briefing_steps(t.steps, t.task) == {0, 1}
+
+
+def _team_run() -> Trajectory:
+    """A Magentic-One-style team: the Coder writes a script, the orchestrator asks to run it, it fails."""
+    task = "What is the median nightly price in data/listings.csv? Round it to two decimals."
+    return Trajectory(task=task, steps=[
+        Step(index=0, role=Role.USER, kind=StepKind.USER, text=task),
+        Step(index=1, agent="Orchestrator", kind=StepKind.MESSAGE,
+             text="We are working to address the following user request: " + task),
+        Step(index=2, agent="Coder", kind=StepKind.MESSAGE,
+             text="Here is the script for the median nightly price, rounded to two decimals:\n```python\n"
+                  "import pandas as pd\ndf = pd.read_csv('data/listings.csv')\nprint(round(df['Price'].median(), 2))\n```"),
+        Step(index=3, agent="Orchestrator", kind=StepKind.MESSAGE, text="Please run the script the Coder wrote."),
+        Step(index=4, agent="ComputerTerminal", role=Role.TOOL, kind=StepKind.OBSERVATION, is_error=True,
+             text="KeyError: 'Price'"),
+        Step(index=5, agent="Orchestrator", kind=StepKind.MESSAGE, text="Coder, the column is nightly_price."),
+        Step(index=6, agent="Orchestrator", kind=StepKind.MESSAGE, text="Please check the file first."),
+        Step(index=7, agent="ComputerTerminal", role=Role.TOOL, kind=StepKind.OBSERVATION, text="id,nightly_price"),
+    ])
+
+
+def test_an_output_answers_the_code_not_the_request_to_run_it() -> None:
+    steps = _team_run().steps
+    assert source_decision(steps, 4) == 2  # the script, not "Please run the script"
+    assert next_observation(steps, 2) is steps[4]
+    assert next_observation(steps, 3) is None
+    # no decision acts since the last output: the output answers the latest decision
+    assert source_decision(steps, 7) == 6
+    assert next_observation(steps, 6) is steps[7] and next_observation(steps, 5) is None
+    # a decision directly before its output, as in tool-calling runs
+    call = [Step(index=0, kind=StepKind.TOOL_CALL, tool_name="ls"), Step(index=1, kind=StepKind.OBSERVATION, text="a")]
+    assert source_decision(call, 1) == 0 and next_observation(call, 0) is call[1]
+    assert source_decision(call, 0) is None
+
+
+def test_a_first_script_that_restates_the_task_commits() -> None:
+    t = _team_run()
+    assert briefing_steps(t.steps, t.task) == {0, 1}  # the Coder's script (step 2) is a commitment
+    # a JSON block or a logged prompt that restates the task still only restates it
+    json_step = Step(index=2, agent="Lead", kind=StepKind.MESSAGE,
+                     text="The median nightly price in data/listings.csv, round to two decimals:\n"
+                          '```json\n{"to": "Coder", "task": "median nightly price"}\n```')
+    template = ("Output should adhere to the following format.\n```python\n"
+                "# the median nightly price in data/listings.csv, round to two decimals\n...\n```")
+    prompt = Step(index=2, agent="Lead", kind=StepKind.MESSAGE, text=template)
+    assert echoes_prompt(prompt)
+    for step in (json_step, prompt):
+        assert briefing_steps([*t.steps[:2], step], t.task) == {0, 1, 2}
