@@ -44,13 +44,17 @@ from analyzer.attribution.quotes import (
 from analyzer.detection.text import (
     ERROR_MENTION_RE,
     REVISION_RE,
+    action_signature,
     content_words,
     is_decision,
     is_observation,
+    jaccard,
     next_observation,
     normalise_number,
     numbers,
     quote,
+    shingles,
+    source_decision,
 )
 from analyzer.messages import Message, Param, dumps, format_param_en, is_quote_param, is_step_param
 from analyzer.schema.findings import Finding
@@ -335,22 +339,48 @@ def _agent_next(steps: Sequence[Step], after: int, agent: str) -> Step | None:
     return next((s for s in later if s.agent == agent), later[0] if later else None)
 
 
-def _addresses(step: Step) -> bool:
+REVISED_ACTION = (0.3, 0.9)
+"""Shingle similarity of a step's action to the failed one that reads as a revision of it: above
+the lower end it is the same action, below the upper end it is changed (at or above: a retry)."""
+
+
+def _addresses(step: Step, failed: Step | None = None) -> bool:
+    """Whether ``step`` responds to the error of ``failed``'s action.
+
+    It does when it mentions the error or a revision, or when it changes the failed action
+    (the same script with the failing column renamed: no word about the error is needed).
+    """
     text = f"{step.text}\n{step.tool_args or ''}"
-    return bool(ERROR_MENTION_RE.search(text) or REVISION_RE.search(text))
+    return bool(ERROR_MENTION_RE.search(text) or REVISION_RE.search(text)) or _revises(step, failed)
 
 
-def _next_clause(b: _Builder, after: int, agent: str, error: bool) -> None:
+def _revises(step: Step, failed: Step | None) -> bool:
+    """Whether ``step``'s action is ``failed``'s action changed (:data:`REVISED_ACTION`)."""
+    old, new = (action_signature(failed) if failed is not None else None), action_signature(step)
+    if old is None or new is None or old == new:
+        return False
+    return REVISED_ACTION[0] <= jaccard(shingles(old), shingles(new)) < REVISED_ACTION[1]
+
+
+def _changed_segment(step: Step, failed: Step) -> Segment | None:
+    """The most specific sentence of ``step`` that ``failed`` does not have (what the revision changed)."""
+    before = {s.text for s in segments(failed)}
+    changed = [s for s in segments(step) if len(s.text) >= 3 and s.text not in before]
+    return max(changed, key=lambda s: (specificity(s), -s.start)) if changed else None
+
+
+def _next_clause(b: _Builder, after: int, agent: str, error: bool, failed: Step | None = None) -> None:
     nxt = _agent_next(b.steps, after, agent)
     if nxt is None or nxt.index == b.step or b.quoted_step(nxt.index):
         return
-    seg = key_segment(nxt, b.boilerplate)
+    seg = _changed_segment(nxt, failed) if error and failed is not None and _revises(nxt, failed) else None
+    seg = seg or key_segment(nxt, b.boilerplate)
     if seg is None:
         return
     text = b.q(seg, SECONDARY_QUOTE)
     if text is None:
         return
-    mid = ("next_handles" if _addresses(nxt) else "next_ignores") if error else "next_step"
+    mid = ("next_handles" if _addresses(nxt, failed) else "next_ignores") if error else "next_step"
     b.add(mid, next_step=nxt.index, next_quote=text)
 
 
@@ -365,21 +395,22 @@ def _error_after(b: _Builder) -> bool:
         if text is None:
             return False
         b.add("error_at", step=b.step, quote=text)
-        prev = next((s for s in reversed(b.steps[:b.step]) if is_decision(s)), None)
-        _next_clause(b, b.step, prev.agent if prev is not None else "", error=True)
+        src = source_decision(b.steps, b.step)
+        prev = b.steps[src] if src is not None else None
+        _next_clause(b, b.step, prev.agent if prev is not None else "", error=True, failed=prev)
         return True
     obs = next_observation(b.steps, b.step)
     if obs is None or not is_error_output(obs):
         return False
     if b.quoted_step(obs.index):  # the error output is quoted already (a finding's evidence)
-        _next_clause(b, obs.index, d.agent, error=True)
+        _next_clause(b, obs.index, d.agent, error=True, failed=d)
         return True
     seg = error_segment(obs)
     text = b.q(seg, PRIMARY_QUOTE) if seg is not None else None
     if text is None:
         return False
     b.add("error_after", step=b.step, error_step=obs.index, error_quote=text)
-    _next_clause(b, obs.index, d.agent, error=True)
+    _next_clause(b, obs.index, d.agent, error=True, failed=d)
     return True
 
 

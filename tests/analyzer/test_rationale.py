@@ -136,6 +136,26 @@ def test_error_output_after_the_step_and_what_the_agent_did_next() -> None:
     assert [p.id for p in r.parts][-2:] == ["error_after", "next_ignores"]
 
 
+def test_a_changed_script_after_the_error_responds_to_it_and_the_run_request_is_not_the_failing_step() -> None:
+    # a Magentic-One-style team: the orchestrator asks to run the Coder's script; the output answers the script
+    script = "import pandas as pd\ndf = pd.read_csv('listings.csv')\nprint(round(df['{col}'].median(), 2))"
+    t = _run("Median nightly price in listings.csv?", [
+        _user(0, "Median nightly price in listings.csv?"),
+        _say(1, "Here is the script:\n```python\n" + script.format(col="Price") + "\n```", agent="Coder"),
+        _say(2, "Please run the script the Coder wrote.", agent="Orchestrator"),
+        _obs(3, "Traceback (most recent call last):\nKeyError: 'Price'", error=True),
+        _say(4, "Coder, the column is called nightly_price.", agent="Orchestrator"),
+        _say(5, "```python\n" + script.format(col="nightly_price") + "\n```", agent="Coder"),
+    ])
+    text = _assert_explains(explain(t, 1, "planning_error"), t)
+    assert "the action at step 1 fails: the output at step 3 reads “KeyError: 'Price'”" in text
+    # no word about the error, but the failing line is changed: that is a response, and the changed line is quoted
+    assert "the agent's next step, step 5, responds: “print(round(df['nightly_price'].median(), 2))”" in text
+    assert "the action at step 2 fails" not in explain(t, 2, "planning_error").render()
+    retry = _run(t.task, [*t.steps[:5], _say(5, t.steps[1].text, agent="Coder")])
+    assert "step 5, goes on without addressing it" in explain(retry, 1, "planning_error").render()
+
+
 def test_ignored_error_before_the_step() -> None:
     t = _error_run()
     r = explain(t, 3, "hallucination")
