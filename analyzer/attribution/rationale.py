@@ -528,6 +528,20 @@ def _contrast(b: _Builder, claim: Segment, raw: str) -> Segment | None:
     return best[1] if best is not None else None
 
 
+def _failing_line(b: _Builder) -> Segment | None:
+    """The decisive step's line of code that its failing output shows (a traceback's source line).
+
+    None when the step's action does not fail, or its output quotes none of its code lines.
+    """
+    d = b.steps[b.step]
+    obs = next_observation(b.steps, b.step) if is_decision(d) else None
+    if obs is None or not is_error_output(obs):
+        return None
+    shown = f"{obs.text[:50000]}\n{obs.error_text or ''}"
+    lines = [seg for seg in segments(d) if seg.in_code and len(seg.text) >= 12 and seg.text in shown]
+    return max(lines, key=lambda seg: (specificity(seg), -seg.start)) if lines else None
+
+
 def _fallback_quote(b: _Builder) -> None:
     """Every rationale quotes trace text: the nearest step with text, else the task."""
     n = len(b.steps)
@@ -581,7 +595,11 @@ def explain(
     numbered = subject == step and (found is None or found.step != step or (
         claim is not None and (claim.segment.source, claim.segment.start) == (found.source, found.start)))
     numbered = numbered and _unsupported_numbers(b, claim, here=True)
-    own = found if found is not None and found.step == subject else key_segment(trajectory.steps[subject], b.boilerplate)
+    # a planning-error finding points at the committing step as a whole: the line its failing output shows says more
+    failing = _failing_line(b) if subject == step and (
+        f is None or str(f.category) == Category.PLANNING_ERROR.value) else None
+    own = failing or (found if found is not None and found.step == subject
+                      else key_segment(trajectory.steps[subject], b.boilerplate))
     if own is not None and not numbered:
         b.evidence(own, PRIMARY_QUOTE, here=subject)
     if subject != step and not b.quoted_step(step):

@@ -143,12 +143,14 @@ def test_a_changed_script_after_the_error_responds_to_it_and_the_run_request_is_
         _user(0, "Median nightly price in listings.csv?"),
         _say(1, "Here is the script:\n```python\n" + script.format(col="Price") + "\n```", agent="Coder"),
         _say(2, "Please run the script the Coder wrote.", agent="Orchestrator"),
-        _obs(3, "Traceback (most recent call last):\nKeyError: 'Price'", error=True),
+        _obs(3, "Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\n"
+                "    print(round(df['Price'].median(), 2))\nKeyError: 'Price'", error=True),
         _say(4, "Coder, the column is called nightly_price.", agent="Orchestrator"),
         _say(5, "```python\n" + script.format(col="nightly_price") + "\n```", agent="Coder"),
     ])
     text = _assert_explains(explain(t, 1, "planning_error"), t)
     assert "the action at step 1 fails: the output at step 3 reads “KeyError: 'Price'”" in text
+    assert "it says “print(round(df['Price'].median(), 2))”" in text  # the line the traceback shows
     # no word about the error, but the failing line is changed: that is a response, and the changed line is quoted
     assert "the agent's next step, step 5, responds: “print(round(df['nightly_price'].median(), 2))”" in text
     assert "the action at step 2 fails" not in explain(t, 2, "planning_error").render()
