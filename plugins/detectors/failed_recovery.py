@@ -46,20 +46,6 @@ def _next_observation(steps: list[Step], i: int) -> Step | None:
     return None
 
 
-def _names_the_error(error: str, reply: str) -> bool:
-    """Whether ``reply`` takes up what the error is about.
-
-    It does when it shares three of the error's content words, or half of them for a short error
-    whose subject is one or two words (``KeyError: 'Price'`` and "the exact name of the price
-    column"). Exception class names (``KeyError``) do not count as a subject, and quote marks
-    around a word (``'Price'``) do not make it another word.
-    """
-    key = {w.strip("'") for w in content_words(error)} - {""}
-    key = {w for w in key if not w.endswith(("error", "exception"))}
-    shared = len(key & {w.strip("'") for w in content_words(reply)})
-    return shared >= 3 or (shared >= 1 and 2 * shared >= len(key))
-
-
 def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
     """Findings on the decision steps that fail to recover from an error."""
     steps = trajectory.steps
@@ -86,7 +72,8 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
                     score, why = 0.65, f"the same error comes back at step {nxt.index} ({same:.0%} same words)"
         reply = f"{d.text}\n{d.tool_args or ''}"
         if not score and not is_termination_only(reply):
-            engages = bool(ERROR_MENTION_RE.search(reply)) or _names_the_error(error_text(e)[:2000], reply)
+            err_words = content_words(error_text(e)[:2000])
+            engages = bool(ERROR_MENTION_RE.search(reply)) or len(err_words & content_words(reply)) >= 3
             if not engages:
                 score, why = 0.5, "does not address the error at all"
         if score:

@@ -173,18 +173,6 @@ def test_failed_recovery_quiet_when_strategy_changes() -> None:
     assert detect("failed_recovery", t) == []
 
 
-def test_failed_recovery_reads_a_reply_that_takes_up_a_short_error_s_subject() -> None:
-    def after(reply: str) -> list[int]:
-        t = run(TASK, [{"kind": MESSAGE, "text": "```python\nprint(df['Price'].median())\n```"},
-                       {"kind": OBS, "text": "KeyError: 'Price'", "error": True},
-                       {"kind": MESSAGE, "text": reply}])
-        return steps_of(detect("failed_recovery", t))
-
-    # no word about "error", but it asks for the right name of the price column: it addresses it
-    assert after("Please open the data dictionary and tell me the exact name of the price column.") == []
-    assert after("Now let us plot the monthly bookings per neighbourhood.") == [2]
-
-
 # ---- error accumulation ----------------------------------------------------------------
 def test_error_accumulation_fires_when_errors_pile_up() -> None:
     steps: list[dict[str, Any]] = [{"kind": USER, "text": TASK},
