@@ -340,8 +340,9 @@ def _agent_next(steps: Sequence[Step], after: int, agent: str) -> Step | None:
 
 
 REVISED_ACTION = (0.3, 0.9)
-"""Shingle similarity of a step's action to the failed one that reads as a revision of it: above
-the lower end it is the same action, below the upper end it is changed (at or above: a retry)."""
+"""Shingle similarity of a step's action to the failed one that reads as a revision of it: from
+the lower end on it is still that action (the same script), below the upper end it is changed
+(at or above the upper end: an unchanged retry)."""
 
 
 def _addresses(step: Step, failed: Step | None = None) -> bool:
