@@ -371,13 +371,17 @@ def is_observation(step: Step) -> bool:
 _ACTION_SECTION_RE = re.compile(r"<action>|^\s*Action\s*:", re.MULTILINE | re.IGNORECASE)
 
 
+def _calls_tool(step: Step) -> bool:
+    """A tool call or a structured action (the part every "does this step act" test shares)."""
+    return bool(step.tool_name) or step.kind in (StepKind.ACTION, StepKind.TOOL_CALL)
+
+
 def acts(step: Step) -> bool:
     """True when a decision step acts: a tool call, a code block or a ReAct/XML action section."""
     if not is_decision(step):
         return False
     text = step.text[:50000]
-    return bool(step.tool_name) or step.kind in (StepKind.ACTION, StepKind.TOOL_CALL) or "```" in text \
-        or bool(_ACTION_SECTION_RE.search(text))
+    return _calls_tool(step) or "```" in text or bool(_ACTION_SECTION_RE.search(text))
 
 
 def source_decision(steps: Sequence[Step], j: int) -> int | None:
@@ -430,7 +434,7 @@ def is_acting(step: Step) -> bool:
     """True when a decision step acts on the world (tool call, action, or code to run)."""
     if not is_decision(step):
         return False
-    return bool(step.tool_name) or step.kind in (StepKind.ACTION, StepKind.TOOL_CALL) or "```" in step.text
+    return _calls_tool(step) or "```" in step.text
 
 
 def action_signature(step: Step) -> str | None:
@@ -515,9 +519,7 @@ def _runs_code(step: Step) -> bool:
     """A tool call or action, or code to run (not a logged prompt, not a JSON/text block)."""
     if not is_decision(step):
         return False
-    if step.tool_name or step.kind in (StepKind.ACTION, StepKind.TOOL_CALL):
-        return True
-    return bool(_RUNNABLE_FENCE_RE.search(step.text[:50000])) and not echoes_prompt(step)
+    return _calls_tool(step) or (bool(_RUNNABLE_FENCE_RE.search(step.text[:50000])) and not echoes_prompt(step))
 
 
 def briefing_steps(steps: list[Step], task: str) -> set[int]:
