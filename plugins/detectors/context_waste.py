@@ -30,6 +30,7 @@ from analyzer.detection.text import (
     is_decision,
     is_observation,
     quote,
+    source_decision,
 )
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
@@ -48,11 +49,16 @@ def _is_error_output(s: Step) -> bool:
 
 
 def _producer(steps: list[Step], i: int) -> str | None:
-    """Action signature (tool + arguments, or code) of the decision an observation answers."""
-    for s in reversed(steps[:i]):
-        if is_decision(s):
-            return action_signature(s) if is_acting(s) else None
-    return None
+    """Action signature (tool + arguments, or code) of the decision an observation answers.
+
+    That decision is :func:`~analyzer.detection.text.source_decision`'s: a "please run it" between
+    the code and its output does not answer for the output.
+    """
+    k = source_decision(steps, i)
+    if k is None:
+        return None
+    s = steps[k]
+    return action_signature(s) if is_acting(s) else None
 
 
 def droppable_from(steps: list[Step]) -> dict[int, tuple[int, str]]:

@@ -24,6 +24,7 @@ from analyzer.detection.text import (
     match_quote,
     quote,
     significant_numbers,
+    source_decision,
     strip_code,
 )
 from analyzer.plugin_host.protocols import DetectionContext
@@ -53,8 +54,8 @@ def _error_rate_finding(trajectory: Trajectory) -> Finding | None:
     rate_before = (sum(1 for s in before if _agent_error(s)) / len(before)) if before else 0.0
     if later_errors < 2 or rate_after <= rate_before or rate_after < 0.4:
         return None
-    src = next((s for s in reversed(steps[:first.index]) if is_decision(s)), None)
-    at = src.index if src is not None else first.index
+    src = source_decision(steps, first.index)
+    at = src if src is not None else first.index
     score = min(0.9, 0.35 + 0.1 * later_errors + 0.2 * rate_after)
     return make_finding(
         trajectory, at, Category.ERROR_ACCUMULATION, score, SOURCE,

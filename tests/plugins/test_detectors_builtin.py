@@ -186,6 +186,20 @@ def test_error_accumulation_fires_when_errors_pile_up() -> None:
     assert all(f.category == "error_accumulation" for f in found)
 
 
+def test_error_accumulation_blames_the_code_not_a_request_to_run_it() -> None:
+    # A team's coordinator asks to run the code between the code and its output (Magentic-One's
+    # "Please run the script"): the first error comes from the code.
+    steps: list[dict[str, Any]] = [{"kind": USER, "text": TASK},
+                                   {"kind": CALL, "tool": "bash", "args": {"cmd": "python count.py"}},
+                                   {"kind": MESSAGE, "text": "Please run the script the coder wrote."},
+                                   {"kind": OBS, "text": "TypeError: bad value", "error": True}]
+    for k in range(3):
+        steps += [{"kind": CALL, "tool": "bash", "args": {"cmd": f"python fix_{k}.py"}},
+                  {"kind": OBS, "text": f"TypeError: bad value {k}", "error": True}]
+    found = [f for f in detect("error_accumulation", run(TASK, steps)) if "first error" in f.rationale]
+    assert steps_of(found) == [1]
+
+
 def test_error_accumulation_quiet_on_clean_run() -> None:
     t = run(TASK, [{"kind": CALL, "tool": "bash", "args": {"cmd": "python count.py"}},
                    {"kind": OBS, "text": "table: 4, forms: 2"},

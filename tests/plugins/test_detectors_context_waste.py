@@ -33,6 +33,14 @@ def test_traceback_of_an_error_already_fixed() -> None:
     assert res.step_values["droppable_tokens"][2] == 2 * est_tokens(TB)  # re-sent at steps 7 and 8
 
 
+def test_a_request_to_run_the_code_does_not_hide_which_action_the_traceback_answers() -> None:
+    t = run(TASK, [bash("python -m app.report"), say("Please run the script."), out(TB, error=True),
+                   bash("sed -i 's/total/sum/' app/report.py"), out(""), bash("python -m app.report"),
+                   say("Please run it again."), out("report written"), say("Fixed."), say("Done.")])
+    res = analyse("context_waste", t)
+    assert res.step_values["droppable_tokens"][3] == 2 * est_tokens(TB)  # fixed at step 8, re-sent at 9 and 10
+
+
 def test_reported_input_tokens_are_used_for_the_total() -> None:
     t = run(TASK, [bash("cat app/report.py"), out(FILE), bash("cat app/report.py"), out(FILE), say("Done.")],
             tokens_in=5000)
