@@ -42,10 +42,11 @@ from analyzer.attribution.quotes import (
     specificity,
 )
 from analyzer.detection.text import (
-    ERROR_MENTION_RE,
     REVISION_RE,
+    UNCHANGED_ACTION,
     action_signature,
     content_words,
+    error_text,
     is_decision,
     is_observation,
     jaccard,
@@ -53,6 +54,7 @@ from analyzer.detection.text import (
     normalise_number,
     numbers,
     quote,
+    responds_to_error,
     shingles,
     source_decision,
 )
@@ -339,20 +341,10 @@ def _agent_next(steps: Sequence[Step], after: int, agent: str) -> Step | None:
     return next((s for s in later if s.agent == agent), later[0] if later else None)
 
 
-REVISED_ACTION = (0.3, 0.9)
+REVISED_ACTION = (0.3, UNCHANGED_ACTION)
 """Shingle similarity of a step's action to the failed one that reads as a revision of it: from
 the lower end on it is still that action (the same script), below the upper end it is changed
 (at or above the upper end: an unchanged retry)."""
-
-
-def _addresses(step: Step, failed: Step | None = None) -> bool:
-    """Whether ``step`` responds to the error of ``failed``'s action.
-
-    It does when it mentions the error or a revision, or when it changes the failed action
-    (the same script with the failing column renamed: no word about the error is needed).
-    """
-    text = f"{step.text}\n{step.tool_args or ''}"
-    return bool(ERROR_MENTION_RE.search(text) or REVISION_RE.search(text)) or _revises(step, failed)
 
 
 def _revises(step: Step, failed: Step | None) -> bool:
@@ -370,7 +362,8 @@ def _changed_segment(step: Step, failed: Step) -> Segment | None:
     return max(changed, key=lambda s: (specificity(s), -s.start)) if changed else None
 
 
-def _next_clause(b: _Builder, after: int, agent: str, error: bool, failed: Step | None = None) -> None:
+def _next_clause(b: _Builder, after: int, agent: str, error: Step | None, failed: Step | None = None) -> None:
+    """The next decision after step ``after``: how it responds to ``error`` (an error output), if given."""
     nxt = _agent_next(b.steps, after, agent)
     if nxt is None or nxt.index == b.step or b.quoted_step(nxt.index):
         return
@@ -381,7 +374,10 @@ def _next_clause(b: _Builder, after: int, agent: str, error: bool, failed: Step 
     text = b.q(seg, SECONDARY_QUOTE)
     if text is None:
         return
-    mid = ("next_handles" if _addresses(nxt, failed) else "next_ignores") if error else "next_step"
+    if error is None:
+        mid = "next_step"
+    else:
+        mid = "next_handles" if responds_to_error(nxt, error_text(error) or error.text, failed) else "next_ignores"
     b.add(mid, next_step=nxt.index, next_quote=text)
 
 
@@ -398,20 +394,20 @@ def _error_after(b: _Builder) -> bool:
         b.add("error_at", step=b.step, quote=text)
         src = source_decision(b.steps, b.step)
         prev = b.steps[src] if src is not None else None
-        _next_clause(b, b.step, prev.agent if prev is not None else "", error=True, failed=prev)
+        _next_clause(b, b.step, prev.agent if prev is not None else "", error=d, failed=prev)
         return True
     obs = next_observation(b.steps, b.step)
     if obs is None or not is_error_output(obs):
         return False
     if b.quoted_step(obs.index):  # the error output is quoted already (a finding's evidence)
-        _next_clause(b, obs.index, d.agent, error=True, failed=d)
+        _next_clause(b, obs.index, d.agent, error=obs, failed=d)
         return True
     seg = error_segment(obs)
     text = b.q(seg, PRIMARY_QUOTE) if seg is not None else None
     if text is None:
         return False
     b.add("error_after", step=b.step, error_step=obs.index, error_quote=text)
-    _next_clause(b, obs.index, d.agent, error=True, failed=d)
+    _next_clause(b, obs.index, d.agent, error=obs, failed=d)
     return True
 
 
@@ -433,7 +429,10 @@ def _error_before(b: _Builder) -> bool:
     text = b.q(seg, SECONDARY_QUOTE) if seg is not None else None
     if text is None:
         return False
-    b.add("after_error" if _addresses(d) else "error_ignored", step=b.step, error_step=prev.index, error_quote=text)
+    src = source_decision(b.steps, prev.index)
+    failed = b.steps[src] if src is not None else None
+    responds = responds_to_error(d, error_text(prev) or prev.text, failed)
+    b.add("after_error" if responds else "error_ignored", step=b.step, error_step=prev.index, error_quote=text)
     return True
 
 
@@ -623,7 +622,7 @@ def explain(
         _unsupported_numbers(b, claim)
     if len(b.parts) < MAX_PARTS and not any(p.id.startswith("next_") for p in b.parts) and is_decision(d):
         nxt_obs = next_observation(trajectory.steps, step)
-        _next_clause(b, nxt_obs.index if nxt_obs is not None else step, d.agent, error=False)
+        _next_clause(b, nxt_obs.index if nxt_obs is not None else step, d.agent, error=None)
     if not b.has_quote():
         _fallback_quote(b)
     return Rationale(cat, tuple(b.parts), tuple(tail))

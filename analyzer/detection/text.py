@@ -466,6 +466,45 @@ def error_text(step: Step) -> str:
     return step.error_text or (step.text[:2000] if step.is_error else "")
 
 
+UNCHANGED_ACTION = 0.9
+"""Shingle similarity (:func:`shingles`, :func:`jaccard`) of two actions' signatures from which
+the second is the first one retried unchanged."""
+
+
+def names_error(error: str, reply: str) -> bool:
+    """Whether ``reply`` takes up what ``error`` is about.
+
+    It does when it shares three of the error's content words, or half of them for a short error
+    whose subject is one or two words (``KeyError: 'Price'`` and "the exact name of the price
+    column"). Exception class names (``KeyError``) do not count as a subject, and quote marks
+    around a word (``'Price'``) do not make it another word.
+    """
+    key = {w.strip("'") for w in content_words(error)} - {""}
+    key = {w for w in key if not w.endswith(("error", "exception"))}
+    shared = len(key & {w.strip("'") for w in content_words(reply)})
+    return shared >= 3 or (shared >= 1 and 2 * shared >= len(key))
+
+
+def responds_to_error(reply: Step, error: str, failed: Step | None = None) -> bool:
+    """Whether decision ``reply`` responds to an error (``error``: its text) of ``failed``'s action.
+
+    It does when it acts otherwise than the failed action (a changed script, another tool, a
+    wait: a change of strategy needs no words about the error), or when its words mention an
+    error or a revision (:data:`ERROR_MENTION_RE`, :data:`REVISION_RE`) or take up the error's
+    subject (:func:`names_error`). An unchanged retry responds only through its words outside
+    the action: the failing code names the error's subject too.
+    """
+    old = action_signature(failed) if failed is not None else None
+    new = action_signature(reply)
+    if old is not None and new is not None:
+        if old != new and jaccard(shingles(old), shingles(new)) < UNCHANGED_ACTION:
+            return True
+        text = strip_code(reply.text) if not (reply.tool_name or reply.tool_args) else reply.text
+    else:
+        text = f"{reply.text}\n{reply.tool_args or ''}"
+    return bool(ERROR_MENTION_RE.search(text) or REVISION_RE.search(text) or names_error(error[:2000], text))
+
+
 def quote(text: str, limit: int = 200) -> str:
     """Short single-line quote of a text."""
     t = _WS_RE.sub(" ", text).strip()

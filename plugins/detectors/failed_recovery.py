@@ -3,13 +3,20 @@
 For each error observation, the next agent decision is checked: an unchanged retry of the
 action that failed, the same error coming back after it, or a reply that does not engage
 with the error at all.
+
+Two responses are recoveries, not failures: another action than the one that failed (a
+``wait`` after a rate limit, a different query) is a change of strategy, and one unchanged
+retry after an infrastructure failure (a timeout, a 5xx, a rate limit:
+:data:`~analyzer.detection.text.ENV_STRONG_RE`) is how such failures are meant to be met. A
+second unchanged retry of an action that has already failed that way is flagged.
 """
 
 from __future__ import annotations
 
 from analyzer.detection.helpers import make_finding
 from analyzer.detection.text import (
-    ERROR_MENTION_RE,
+    ENV_STRONG_RE,
+    UNCHANGED_ACTION,
     action_signature,
     content_words,
     error_text,
@@ -18,6 +25,7 @@ from analyzer.detection.text import (
     is_termination_only,
     jaccard,
     quote,
+    responds_to_error,
     shingles,
 )
 from analyzer.plugin_host.protocols import DetectionContext
@@ -46,6 +54,16 @@ def _next_observation(steps: list[Step], i: int) -> Step | None:
     return None
 
 
+def _failures_of(steps: list[Step], signature: str, upto: int) -> int:
+    """Error observations up to step ``upto`` whose action has ``signature``."""
+    n = 0
+    for s in steps[:upto + 1]:
+        if s.is_error and is_observation(s):
+            a = _prev_action(steps, s.index)
+            n += a is not None and action_signature(a) == signature
+    return n
+
+
 def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
     """Findings on the decision steps that fail to recover from an error."""
     steps = trajectory.steps
@@ -60,22 +78,23 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
         before = _prev_action(steps, e.index)
         sig_d, sig_b = action_signature(d), (action_signature(before) if before else None)
         score, why = 0.0, ""
+        retry_ok = False  # a first unchanged retry after an infrastructure failure
         if sig_d is not None and sig_b is not None:
             sim = 1.0 if sig_d == sig_b else jaccard(shingles(sig_d), shingles(sig_b))
-            if sim >= 0.9:
-                score, why = 0.85, f"retries the failed action of step {before.index if before else '?'} unchanged ({sim:.0%} same)"
+            if sim >= UNCHANGED_ACTION:
+                transient = bool(ENV_STRONG_RE.search(error_text(e)[:2000]))
+                retry_ok = transient and _failures_of(steps, sig_b, e.index) < 2
+                if not retry_ok:
+                    score, why = 0.85, f"retries the failed action of step {before.index if before else '?'} unchanged ({sim:.0%} same)"
         if not score:
             nxt = _next_observation(steps, d.index)
             if nxt is not None and nxt.is_error:
                 same = jaccard(content_words(error_text(e)), content_words(error_text(nxt)))
                 if same >= 0.6:
                     score, why = 0.65, f"the same error comes back at step {nxt.index} ({same:.0%} same words)"
-        reply = f"{d.text}\n{d.tool_args or ''}"
-        if not score and not is_termination_only(reply):
-            err_words = content_words(error_text(e)[:2000])
-            engages = bool(ERROR_MENTION_RE.search(reply)) or len(err_words & content_words(reply)) >= 3
-            if not engages:
-                score, why = 0.5, "does not address the error at all"
+        if not score and not retry_ok and not is_termination_only(f"{d.text}\n{d.tool_args or ''}") \
+                and not responds_to_error(d, error_text(e), before):
+            score, why = 0.5, "does not address the error at all"
         if score:
             done.add(d.index)
             out.append(make_finding(

@@ -173,6 +173,41 @@ def test_failed_recovery_quiet_when_strategy_changes() -> None:
     assert detect("failed_recovery", t) == []
 
 
+def test_failed_recovery_reads_a_reply_that_takes_up_a_short_error_s_subject() -> None:
+    def after(reply: str) -> list[int]:
+        t = run(TASK, [{"kind": MESSAGE, "text": "```python\nprint(df['Price'].median())\n```"},
+                       {"kind": OBS, "text": "KeyError: 'Price'", "error": True},
+                       {"kind": MESSAGE, "text": reply}])
+        return steps_of(detect("failed_recovery", t))
+
+    # no word about "error", but it asks for the right name of the price column: it addresses it
+    assert after("Please open the data dictionary and tell me the exact name of the price column.") == []
+    assert after("Now let us plot the monthly bookings per neighbourhood.") == [2]
+
+
+def test_failed_recovery_reads_another_action_as_a_change_of_strategy() -> None:
+    t = run(TASK, [{"kind": CALL, "tool": "http_get", "args": {"url": "https://api.example/issues?page=3"}},
+                   {"kind": OBS, "text": "HTTP/1.1 504 Gateway Timeout", "error": True},
+                   {"kind": CALL, "tool": "wait", "args": {"seconds": 300}},
+                   {"kind": OBS, "text": "Waited 300 s."}])
+    assert detect("failed_recovery", t) == []
+
+
+def test_failed_recovery_allows_one_unchanged_retry_after_an_infrastructure_failure() -> None:
+    call = {"kind": CALL, "tool": "http_get", "args": {"url": "https://api.example/search?q=bug"}}
+    timeout = {"kind": OBS, "text": "ReadTimeout: Read timed out. (read timeout=30)", "error": True}
+    t = run(TASK, [call, timeout, call, {"kind": OBS, "text": "HTTP/1.1 504 Gateway Timeout", "error": True},
+                   call, {"kind": OBS, "text": "[]"}])
+    found = detect("failed_recovery", t)
+    assert steps_of(found) == [4]  # the second unchanged retry, not the first
+    assert "unchanged" in found[0].rationale
+    # after an error of the agent's own code, even the first unchanged retry is flagged
+    code = {"kind": CALL, "tool": "bash", "args": {"cmd": "python count.py"}}
+    t = run(TASK, [code, {"kind": OBS, "text": "TypeError: bad value", "error": True}, code,
+                   {"kind": OBS, "text": "ok"}])
+    assert steps_of(detect("failed_recovery", t)) == [2]
+
+
 # ---- error accumulation ----------------------------------------------------------------
 def test_error_accumulation_fires_when_errors_pile_up() -> None:
     steps: list[dict[str, Any]] = [{"kind": USER, "text": TASK},
