@@ -551,21 +551,31 @@ def task_containment(task: str, text: str) -> float:
     return containment(content_words(task), content_words(text))
 
 
-_RUNNABLE_FENCE_RE = re.compile(r"```(?:python|py|sh|bash|shell|console|zsh)?[ \t]*\n", re.IGNORECASE)
+_FENCED_BLOCK_RE = re.compile(r"```([\w+-]*)[ \t]*\n.*?(?:```|\Z)", re.DOTALL)
+_RUNNABLE_LANGUAGES = frozenset({"", "python", "py", "python3", "sh", "bash", "shell", "console", "zsh"})
 
 
-def _runs_code(step: Step) -> bool:
+def _has_runnable_block(text: str) -> bool:
+    """Whether ``text`` holds a fenced block of code to run (Python or shell, or unlabelled).
+
+    Blocks are matched whole, so the closing fence of a JSON block is not read as the opening of
+    an unlabelled one; a block cut off by the end of the text counts.
+    """
+    return any(m.group(1).casefold() in _RUNNABLE_LANGUAGES for m in _FENCED_BLOCK_RE.finditer(text))
+
+
+def runs_code(step: Step) -> bool:
     """A tool call or action, or code to run (not a logged prompt, not a JSON/text block)."""
     if not is_decision(step):
         return False
-    return _calls_tool(step) or (bool(_RUNNABLE_FENCE_RE.search(step.text[:50000])) and not echoes_prompt(step))
+    return _calls_tool(step) or (_has_runnable_block(step.text[:50000]) and not echoes_prompt(step))
 
 
 def briefing_steps(steps: list[Step], task: str) -> set[int]:
     """Leading steps that only state the task: input steps, and steps restating most of it.
 
     The first agent decision after these is the one that commits to an approach. A step that
-    runs something (:func:`_runs_code`: a tool call, an action, a runnable code block; not a JSON
+    runs something (:func:`runs_code`: a tool call, an action, a runnable code block; not a JSON
     block or a logged prompt) commits, however much of the task it repeats (a first script that
     names the task's file and column).
     """
@@ -575,7 +585,7 @@ def briefing_steps(steps: list[Step], task: str) -> set[int]:
         if is_input(s):
             out.add(s.index)
             continue
-        if tw and len(out) == s.index and not _runs_code(s) and containment(tw, content_words(s.text)) >= 0.7:
+        if tw and len(out) == s.index and not runs_code(s) and containment(tw, content_words(s.text)) >= 0.7:
             out.add(s.index)
             continue
         break

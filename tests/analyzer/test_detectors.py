@@ -182,5 +182,11 @@ def test_a_first_script_that_restates_the_task_commits() -> None:
                 "# the median nightly price in data/listings.csv, round to two decimals\n...\n```")
     prompt = Step(index=2, agent="Lead", kind=StepKind.MESSAGE, text=template)
     assert echoes_prompt(prompt)
-    for step in (json_step, prompt):
+    # text after the JSON block (MetaGPT logs the terminal output there): its closing fence opens nothing
+    json_then_text = json_step.model_copy(update={"text": json_step.text + "\n\nTerminal output: [command]: pwd"})
+    for step in (json_step, json_then_text, prompt):
         assert briefing_steps([*t.steps[:2], step], t.task) == {0, 1, 2}
+    # a runnable block after a JSON block, or cut off by the end of the text, still commits
+    for tail in ("\n```bash\npython median.py\n```", "\n```python\nimport pandas as pd"):
+        mixed = json_step.model_copy(update={"text": json_step.text + tail})
+        assert briefing_steps([*t.steps[:2], mixed], t.task) == {0, 1}
