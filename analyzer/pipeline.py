@@ -258,6 +258,7 @@ def analyze_run(
         att = attribute(traj, logits, findings, sig.features, judge_p, ranker.params.judge_weight,
                         agent_temperature=ranker.params.agent_temperature,
                         actor_weight=ranker.params.actor_weight,
+                        first_runner_weight=ranker.params.first_runner_weight,
                         temperature=ranker.confidence_temperature(sig.features, logits))
         if traj.outcome != Outcome.FAILURE and att.decisive_step is not None and att.explanation is not None:
             hedge = outcome_note(findings, traj)

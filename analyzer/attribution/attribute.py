@@ -20,7 +20,14 @@ import numpy as np
 from analyzer.attribution.features import FEATURE_NAMES
 from analyzer.attribution.ranker import softmax
 from analyzer.attribution.rationale import Rationale, explain, ranking_tail, simple
-from analyzer.detection.text import acts, agent_identity, echoes_prompt, is_decision
+from analyzer.detection.text import (
+    acts,
+    agent_identity,
+    echoes_prompt,
+    is_decision,
+    is_handoff,
+    runs_code,
+)
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
 from analyzer.taxonomy import CATEGORY_IDS, Category
@@ -112,20 +119,36 @@ def actor_share(steps: Sequence[Step]) -> dict[str, float]:
     return {a: c / total for a, c in counts.items()} if total else {}
 
 
+def first_runner(steps: Sequence[Step]) -> tuple[str, int] | None:
+    """The agent that first runs something, and the step where it does (None when no step does).
+
+    Running is a tool call, an action or a runnable code block (:func:`runs_code`); a JSON
+    command block, a logged prompt or a handoff to another agent (:func:`is_handoff`) is not.
+    """
+    for s in steps:
+        if runs_code(s) and not is_handoff(s):
+            return agent_identity(s), s.index
+    return None
+
+
 def responsible_agent(agents: Sequence[str], logits: np.ndarray, temperature: float,
-                      actors: Mapping[str, float] | None = None, actor_weight: float = 0.0) -> str:
+                      actors: Mapping[str, float] | None = None, actor_weight: float = 0.0,
+                      first: str | None = None, first_weight: float = 0.0) -> str:
     """The agent with the largest score (ties: the agent of the top step).
 
     The score is the agent's :func:`agent_mass` plus ``actor_weight`` times its share of the
-    run's acting decisions (:func:`actor_share`). With temperature 0 the mass is 1 for the agent
-    of the top step, so a weight ``w`` names another agent only when its share of the actions
-    exceeds the top step's agent's by more than ``1/w``.
+    run's acting decisions (:func:`actor_share`), plus ``first_weight`` for ``first``, the agent
+    that first runs something (:func:`first_runner`). With temperature 0 the mass is 1 for the
+    agent of the top step, so an actor weight ``w`` names another agent only when its share of
+    the actions exceeds the top step's agent's by more than ``1/w``.
     """
     share = agent_mass(agents, logits, temperature)
     top = agents[int(np.argmax(logits))]
     extra = actors if actors and actor_weight else {}
-    score = {a: share.get(a, 0.0) + actor_weight * extra.get(a, 0.0) for a in {*share, *extra}}
-    return max(dict.fromkeys([*share, *extra]), key=lambda a: (round(score[a], 12), a == top))
+    bonus = {first: first_weight} if first is not None and first_weight else {}
+    names = dict.fromkeys([*share, *extra, *bonus])
+    score = {a: share.get(a, 0.0) + actor_weight * extra.get(a, 0.0) + bonus.get(a, 0.0) for a in names}
+    return max(names, key=lambda a: (round(score[a], 12), a == top))
 
 
 def _logit(p: float) -> float:
@@ -214,6 +237,7 @@ def attribute(
     agent_temperature: float = 0.0,
     actor_weight: float = 0.0,
     temperature: float = 1.0,
+    first_runner_weight: float = 0.0,
 ) -> Attribution:
     """Rank the steps of a failed run and name the decisive one.
 
@@ -227,6 +251,8 @@ def attribute(
         judge_dist: Judge's category distribution for the decisive step, if already known.
         agent_temperature: Temperature of the agent mass (0: agent of the top step).
         actor_weight: Weight of the agents' share of the acting decisions (see
+            :func:`responsible_agent`).
+        first_runner_weight: Weight added to the agent that first runs something (see
             :func:`responsible_agent`).
         temperature: Temperature of the reported probabilities (candidates, confidence,
             rationale); the ranking and the agent do not depend on it
@@ -246,13 +272,18 @@ def attribute(
     share = agent_mass(agents, final, agent_temperature)
     by_mass = responsible_agent(agents, final, agent_temperature)
     actors = actor_share(steps) if actor_weight else {}
-    agent = responsible_agent(agents, final, agent_temperature, actors, actor_weight) if actors else by_mass
+    first = first_runner(steps) if first_runner_weight else None
+    agent = responsible_agent(agents, final, agent_temperature, actors, actor_weight,
+                              first[0] if first else None, first_runner_weight)
+    by_actions = responsible_agent(agents, final, agent_temperature, actors, actor_weight)
     category, _ = choose_category(trajectory, best.step, findings, features, judge_dist)
     runner = cands[1] if len(cands) > 1 else None
+    named_first = first is not None and agent == first[0] and agent != by_actions
     explanation = explain(trajectory, best.step, category, findings, ranking_tail(
         best.probability, runner.step if runner else None, runner.probability if runner else None,
         agent=agent if agent != agents[best.step] else None, agent_share=share.get(agent),
-        actor_share=actors.get(agent) if agent != by_mass else None,
+        actor_share=actors.get(agent) if agent != by_mass and not named_first else None,
+        first_run_step=first[1] if named_first and first is not None else None,
         judge_reranked=len(judge_p or {})))
     return Attribution(
         candidates=cands, probs=probs, decisive_step=best.step, decisive_agent=agent,

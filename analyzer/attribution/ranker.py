@@ -54,6 +54,9 @@ class RankerParams:
         actor_weight: Weight of each agent's share of the run's acting decisions (tool calls,
             code, action sections) added to its agent mass when naming the responsible agent
             (0: the mass alone). See :func:`analyzer.attribution.attribute.responsible_agent`.
+        first_runner_weight: Weight added to the agent that first runs something (a tool call,
+            an action, a runnable code block: :func:`analyzer.detection.text.runs_code`) when
+            naming the responsible agent (0: no such term).
         meta: Training details (data, CV figures, date).
     """
 
@@ -73,6 +76,7 @@ class RankerParams:
     value_prior: float = 0.9
     agent_temperature: float = 0.0
     actor_weight: float = 0.0
+    first_runner_weight: float = 0.0
     meta: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -84,7 +88,7 @@ class RankerParams:
             "evidence_weight_grounded": self.evidence_weight_grounded,
             "train_max_steps": self.train_max_steps, "judge_weight": self.judge_weight, "judge_top_k": self.judge_top_k,
             "value_prior": self.value_prior, "agent_temperature": self.agent_temperature,
-            "actor_weight": self.actor_weight, "meta": self.meta,
+            "actor_weight": self.actor_weight, "first_runner_weight": self.first_runner_weight, "meta": self.meta,
         }
 
     @classmethod
@@ -104,7 +108,8 @@ class RankerParams:
                     judge_top_k=int(data.get("judge_top_k", 3)),
                     value_prior=float(data.get("value_prior", 0.9)),
                     agent_temperature=float(data.get("agent_temperature", 0.0)),
-                    actor_weight=float(data.get("actor_weight", 0.0)), meta=dict(data.get("meta", {})))
+                    actor_weight=float(data.get("actor_weight", 0.0)),
+                    first_runner_weight=float(data.get("first_runner_weight", 0.0)), meta=dict(data.get("meta", {})))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"bad ranker params: {type(exc).__name__}: {exc}") from None
         lengths = {len(p.features), len(p.mean), len(p.scale), len(p.weights)}

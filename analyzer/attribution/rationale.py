@@ -116,6 +116,7 @@ RATIONALE_MESSAGES: dict[str, str] = {
     "rank_runner_up": "p={p}, runner-up {runner_step} p={runner_p}",
     "agent_share": "responsible agent {agent}, {share} of the candidate mass",
     "agent_actor": "responsible agent {agent}, which made {share} of the run's actions",
+    "agent_first_runner": "responsible agent {agent}, the first to run code ({step})",
     "judge_reranked": "judge re-ranked the top {n}",
     "judge_category": "category from the judge",
     # runs whose outcome the file does not record
@@ -219,7 +220,7 @@ def simple(message_id: str, **params: Any) -> Rationale:
 def ranking_tail(
     p: float, runner_step: int | None = None, runner_p: float | None = None, *,
     agent: str | None = None, agent_share: float | None = None, judge_reranked: int = 0,
-    actor_share: float | None = None,
+    actor_share: float | None = None, first_run_step: int | None = None,
 ) -> tuple[Message, ...]:
     """The short trailing part: the ranker's probability, the runner-up, agent mass, judge use.
 
@@ -232,10 +233,14 @@ def ranking_tail(
         judge_reranked: Candidates the judge re-ranked (0: none).
         actor_share: That agent's share of the run's acting decisions, when it is named for
             its actions rather than for its candidate mass.
+        first_run_step: The step where that agent first runs code, when it is named as the
+            first agent to run something.
     """
     out = [Message("rank_runner_up", {"p": round(p, 4), "runner_step": runner_step, "runner_p": round(runner_p, 4)})
            if runner_step is not None and runner_p is not None else Message("rank", {"p": round(p, 4)})]
-    if agent is not None and actor_share is not None:
+    if agent is not None and first_run_step is not None:
+        out.append(Message("agent_first_runner", {"agent": agent, "step": first_run_step}))
+    elif agent is not None and actor_share is not None:
         out.append(Message("agent_actor", {"agent": agent, "share": round(actor_share, 4)}))
     elif agent is not None and agent_share is not None:
         out.append(Message("agent_share", {"agent": agent, "share": round(agent_share, 4)}))

@@ -571,6 +571,20 @@ def runs_code(step: Step) -> bool:
     return _calls_tool(step) or (_has_runnable_block(step.text[:50000]) and not echoes_prompt(step))
 
 
+_HANDOFF_TOOL_RE = re.compile(
+    r"^(?:transfer(?:_back)?_to_\w+|handoff_to_\w+|handoff|delegate[_ ]work[_ ]to[_ ]coworker)$", re.IGNORECASE)
+
+
+def is_handoff(step: Step) -> bool:
+    """A tool call that only hands the conversation to another agent.
+
+    The handoff tools of agent frameworks: ``transfer_to_<agent>`` (AutoGen Swarm, the OpenAI
+    Agents SDK, LangGraph's swarm), ``transfer_back_to_<agent>``, ``handoff_to_<agent>``, and
+    CrewAI's "Delegate work to coworker". Routing, not work.
+    """
+    return bool(step.tool_name) and bool(_HANDOFF_TOOL_RE.match((step.tool_name or "").strip()))
+
+
 def briefing_steps(steps: list[Step], task: str) -> set[int]:
     """Leading steps that only state the task: input steps, and steps restating most of it.
 

@@ -71,6 +71,7 @@ RATIONALE: dict[str, str] = {
     "rank_runner_up": "p={p}，次优候选 {runner_step} p={runner_p}",
     "agent_share": "责任智能体 {agent}，占候选概率的 {share}",
     "agent_actor": "责任智能体 {agent}，执行了本次运行 {share} 的操作",
+    "agent_first_runner": "责任智能体 {agent}，第一个运行代码的智能体（{step}）",
     "judge_reranked": "评审模型重新排序了前 {n} 个候选",
     "judge_category": "类别来自评审模型",
     "run_succeeded": "运行成功",

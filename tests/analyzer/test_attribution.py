@@ -20,9 +20,11 @@ from analyzer.attribution import (
     step_features,
     value_curve,
 )
-from analyzer.attribution.attribute import actor_share, agent_mass
+from analyzer.attribution.attribute import actor_share, agent_mass, first_runner
 from analyzer.attribution.fit import (
     AGENT_TEMPERATURES,
+    TRANSFER_ACTOR_WEIGHT,
+    TRANSFER_FIRST_RUNNER_WEIGHT,
     TrainingRun,
     choose_agent_temperature,
     choose_judge_weight,
@@ -103,6 +105,10 @@ def test_params_round_trip_and_bad_file(tmp_path: object) -> None:
     p = Ranker.load().params
     again = RankerParams.from_json(json.loads(json.dumps(p.to_json())))
     assert again.weights == p.weights and again.evidence_weight == p.evidence_weight
+    assert again.first_runner_weight == p.first_runner_weight == TRANSFER_FIRST_RUNNER_WEIGHT
+    assert again.actor_weight == p.actor_weight == TRANSFER_ACTOR_WEIGHT
+    older = {k: v for k, v in p.to_json().items() if k != "first_runner_weight"}  # params written before it
+    assert RankerParams.from_json(older).first_runner_weight == 0.0
     with pytest.raises(ValueError, match="bad ranker params"):
         RankerParams.from_json({"version": "x", "features": ["a"], "mean": [], "scale": [1], "weights": [1]})
     with pytest.raises(ValueError, match="bad ranker params"):
@@ -302,6 +308,33 @@ def test_actor_weight_names_the_agent_that_made_most_of_the_actions() -> None:
     att = attribute(tied, np.log(np.array([0.25, 0.5, 0.25])), agent_temperature=1.0)
     assert att.agent_share["A"] == pytest.approx(att.agent_share["B"])
     assert att.decisive_agent == "B" and "actions" not in att.rationale
+
+
+def test_first_runner_weight_names_the_agent_that_first_runs_code() -> None:
+    code = "```python\nprint(1)\n```"
+    lead = ('Route it:\n```json\n[{"command_name": "Plan.append_task", "args": {"assignee": "Coder"}}]\n```\n'
+            "Terminal output: [command]: pwd")
+    t = Trajectory(id="f", task="t", steps=[
+        Step(index=0, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent="Lead", text=lead),
+        Step(index=1, kind=StepKind.TOOL_CALL, role=Role.ASSISTANT, agent="Lead", tool_name="transfer_to_coder"),
+        Step(index=2, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent="Coder", text=f"my script {code}"),
+        Step(index=3, kind=StepKind.OBSERVATION, role=Role.TOOL, agent="terminal", text="1"),
+        Step(index=4, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent="Checker", text=f"check {code}"),
+        Step(index=5, kind=StepKind.MESSAGE, role=Role.ASSISTANT, agent="Checker", text="looks right"),
+    ])
+    # a JSON command block and a handoff route the work; the Coder's script is the first run
+    assert first_runner(t.steps) == ("Coder", 2)
+    logits = np.log(np.array([0.1, 0.1, 0.1, 0.1, 0.1, 0.5]))
+    assert attribute(t, logits).decisive_agent == "Checker"  # weight 0: the agent of the top step
+    named = attribute(t, logits, first_runner_weight=2.0)
+    assert named.decisive_step == 5 and named.decisive_agent == "Coder"
+    assert "responsible agent Coder, the first to run code (step 2)" in named.rationale
+    assert 2 in named.explanation.steps()  # the step reference is a link like the others
+    # with the actor weight, an agent that made clearly more of the actions (> 1/8) still wins
+    t2 = Trajectory(id="g", task="t", steps=[*t.steps[:5], Step(index=5, kind=StepKind.MESSAGE, role=Role.ASSISTANT,
+                                                               agent="Checker", text=f"again {code}")])
+    assert attribute(t2, logits, actor_weight=8.0, first_runner_weight=2.0).decisive_agent == "Checker"
+    assert first_runner([Step(index=0, kind=StepKind.MESSAGE, agent="A", text="no code")]) is None
 
 
 def test_agent_temperature_is_chosen_by_cross_validation() -> None:

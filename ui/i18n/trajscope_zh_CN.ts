@@ -2462,6 +2462,10 @@ Empty: back to the rule's suggestion.</source>
         <translation>责任智能体 {agent}，执行了本次运行 {share} 的操作</translation>
     </message>
     <message>
+        <source>responsible agent {agent}, the first to run code ({step})</source>
+        <translation>责任智能体 {agent}，第一个运行代码的智能体（{step}）</translation>
+    </message>
+    <message>
         <source>judge re-ranked the top {n}</source>
         <translation>评审模型重新排序了前 {n} 个候选</translation>
     </message>

@@ -67,6 +67,7 @@ TEMPLATES: dict[str, str] = {
     "rank_runner_up": QT_TRANSLATE_NOOP("Rationale", "p={p}, runner-up {runner_step} p={runner_p}"),
     "agent_share": QT_TRANSLATE_NOOP("Rationale", "responsible agent {agent}, {share} of the candidate mass"),
     "agent_actor": QT_TRANSLATE_NOOP("Rationale", "responsible agent {agent}, which made {share} of the run's actions"),
+    "agent_first_runner": QT_TRANSLATE_NOOP("Rationale", "responsible agent {agent}, the first to run code ({step})"),
     "judge_reranked": QT_TRANSLATE_NOOP("Rationale", "judge re-ranked the top {n}"),
     "judge_category": QT_TRANSLATE_NOOP("Rationale", "category from the judge"),
     "run_succeeded": QT_TRANSLATE_NOOP("Rationale", "run succeeded"),
