@@ -37,6 +37,7 @@ from analyzer.detection.text import (
     source_decision,
     strip_code,
     task_containment,
+    unresolved_error,
 )
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Trajectory
@@ -125,6 +126,16 @@ LATE_CATEGORIES: frozenset[str] = frozenset({Category.GOAL_DRIFT.value})
 """Categories whose findings always count as symptoms: goal drift is found where a fall in task
 alignment is already under way, and its strongest finding lay on the decisive step in 1 of 35
 development runs (chance: about 4)."""
+
+GROUNDED_ONLY: frozenset[str] = frozenset({Category.FALSE_SUCCESS.value})
+"""Categories whose findings count fully only where the trace itself shows the failure: a
+success claim after an error output the run has not resolved
+(:func:`~analyzer.detection.text.unresolved_error`). Without one, the claim is false only by
+the run's recorded outcome, and it counts as a symptom (:data:`SYMPTOM_EVIDENCE`). The
+strongest false-success finding of a run lies on the labelled decisive step less often than
+chance on Who&When and TracerTraj-Code (README); counted this way, Who&When's
+leave-one-dataset-out step@1 rose from 32.5% to 37.3%, GAIA's fell by one run, and the planted
+samples stayed at 16 of 19."""
 
 PLANNING_EVIDENCE = 0.5
 """The same for a planning-error finding (the committing step) after a cause finding."""
@@ -242,7 +253,10 @@ def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
         fits_kind = (not is_decision(steps[f.step])) if env else is_decision(steps[f.step])
         w = (1.0 if first_of.get(str(f.category)) == f.step else 0.5) * (1.0 if fits_kind else 0.5)
         after_cause = cause_at is not None and cause_at < f.step
-        evidence[f.step] = max(evidence[f.step], w * f.score * evidence_class_weight(str(f.category), after_cause))
+        cw = evidence_class_weight(str(f.category), after_cause)
+        if str(f.category) in GROUNDED_ONLY and unresolved_error(steps, f.step) is None:
+            cw = min(cw, SYMPTOM_EVIDENCE)
+        evidence[f.step] = max(evidence[f.step], w * f.score * cw)
     for f in findings:
         if f.source == "judge_category" or f.step >= n:
             continue

@@ -241,8 +241,8 @@ agent (``RankerParams.first_runner_weight``). With the top step's agent at 1 and
 :data:`TRANSFER_ACTOR_WEIGHT` on the shares of the actions, the first agent to run code is named
 unless another made more than 1/8 more of the actions than it. The same structure as
 :data:`TRANSFER_PRIOR` ("the agent that does the work errs at its first decision"), for the agent
-answer. Leave-one-dataset-out agent@1, Who&When / TracerTraj-Code (README): 0 -> 61.9 / 84.3%,
-1 -> 62.7 / 84.3%, 1.5 -> 64.3 / 84.3%, 2 -> 65.9 / 84.3%, 3 -> 65.9 / 81.9%. TracerTraj-Code is
+answer. Leave-one-dataset-out agent@1, Who&When / TracerTraj-Code (README): 0 -> 62.7 / 84.3%,
+1 -> 63.5 / 84.3%, 1.5 -> 64.3 / 84.3%, 2 -> 65.9 / 84.3%, 3 -> 65.9 / 81.9%. TracerTraj-Code is
 flat up to 2, so it cannot choose the weight: it is a design choice made after seeing Who&When."""
 PRIOR_GRID: tuple[float, ...] = (0.0, 1.0, 1.5, 2.0, 3.0, 4.0)
 """Weights of the structural prior tried by the nested leave-one-dataset-out selection."""
@@ -358,7 +358,8 @@ def transfer_params(groups: Sequence[Sequence[TrainingRun]], *, meta: dict[str, 
     """
     fitted = fit_transfer(groups, prior=prior)
     return to_params(fitted, agent_temperature=0.0, actor_weight=TRANSFER_ACTOR_WEIGHT,
-                     first_runner_weight=TRANSFER_FIRST_RUNNER_WEIGHT, meta={**(meta or {}), "fit": "group-robust transfer", "l2": TRANSFER_L2,
+                     first_runner_weight=TRANSFER_FIRST_RUNNER_WEIGHT,
+                     meta={**(meta or {}), "fit": "group-robust transfer", "l2": TRANSFER_L2,
                            "n_runs": sum(len(g) for g in groups)})
 
 

@@ -409,6 +409,40 @@ def source_decision(steps: Sequence[Step], j: int) -> int | None:
     return steps[k].index if k >= 0 else None
 
 
+def unresolved_error(steps: Sequence[Step], at: int) -> int | None:
+    """The first error output before step ``at`` that the run has not resolved by then, else None.
+
+    An error output is resolved when a later output of the same action (the decision that
+    produced it, :func:`source_decision`, compared by :func:`action_signature`) succeeds before
+    ``at``: the failing test run passes when it is run again. An error whose action is not
+    known stays unresolved.
+    """
+    open_errors: dict[str, int] = {}
+    unknown: int | None = None
+    latest: Step | None = None  # the latest decision; and since the previous output: any, acting
+    since: Step | None = None
+    since_acting: Step | None = None
+    for s in steps[:max(0, at)]:
+        if is_decision(s):
+            latest = since = s
+            since_acting = s if acts(s) else since_acting
+            continue
+        if not is_observation(s):
+            continue
+        src = since_acting or since or latest  # source_decision(steps, s.index), in one pass
+        since = since_acting = None
+        sig = action_signature(src) if src is not None else None
+        if s.is_error:
+            if sig is None:
+                unknown = s.index if unknown is None else unknown
+            else:
+                open_errors.setdefault(sig, s.index)
+        elif sig is not None:
+            open_errors.pop(sig, None)
+    found = [*open_errors.values(), *([unknown] if unknown is not None else [])]
+    return min(found) if found else None
+
+
 def next_observation(steps: Sequence[Step], i: int) -> Step | None:
     """The tool output answering decision ``i``: the next observation whose :func:`source_decision` it is.
 

@@ -312,6 +312,12 @@ FINDINGS: dict[str, str] = {
     "false_success.claims_unresolved": "声称工作已验证或已完成，但最后的工具输出是一个错误（未记录运行结果）",
     "false_success.first_claim_unresolved": "第一次声称工作已验证或已完成；最后的工具输出是一个错误（未记录运行结果）",
     "false_success.terminates_unresolved": "未经验证就终止或提交，但最后的工具输出是一个错误（未记录运行结果）",
+    "false_success.claims_error": "声称工作已验证或已完成，但运行失败了；步骤 {error_step} 的错误始终没有解决",
+    "false_success.first_claim_error": "第一次声称工作已验证或已完成；运行失败了；步骤 {error_step} 的错误始终没有解决",
+    "false_success.claims_unresolved_error": "声称工作已验证或已完成，但最后的工具输出是一个错误（未记录运行结果）；"
+                                                  "步骤 {error_step} 的错误始终没有解决",
+    "false_success.first_claim_unresolved_error": "第一次声称工作已验证或已完成；最后的工具输出是一个错误（未记录运行结果）；"
+                                                  "步骤 {error_step} 的错误始终没有解决",
     "goal_drift.irreversible": "执行了任务和用户都没有要求的不可逆操作 {action}",
     "goal_drift.alignment": "任务对齐度（{how}）从步骤 {step} 起由 {start} 降到 {end}，并在 {n} 个智能体步骤中持续偏低",
     "hallucination.unsupported": "{parts}（无依据：{values}）",

@@ -22,6 +22,7 @@ from analyzer.detection.text import (
     quote_around,
     strip_code,
     strip_headings,
+    unresolved_error,
 )
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
@@ -87,13 +88,19 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
     why = FAILED if trajectory.outcome == Outcome.FAILURE else UNRESOLVED
     if claims:
         last = claims[-1]
+        err = unresolved_error(steps, last.index)
+        seen = f"; the error at step {err} was never resolved" if err is not None else ""
         out.append(make_finding(trajectory, last.index, Category.FALSE_SUCCESS, 0.75 * factor, SOURCE,
-                                f"claims the work is verified or complete, but {why}",
+                                f"claims the work is verified or complete, but {why}{seen}",
+                                evidence=(err, last.index) if err is not None else None,
                                 evidence_quote=_quote(_claim_text(last))))
         first = claims[0]
         if first.index != last.index:
+            err = unresolved_error(steps, first.index)
+            seen = f"; the error at step {err} was never resolved" if err is not None else ""
             out.append(make_finding(trajectory, first.index, Category.FALSE_SUCCESS, 0.55 * factor, SOURCE,
-                                    f"first claim that the work is verified or complete; {why}",
+                                    f"first claim that the work is verified or complete; {why}{seen}",
+                                    evidence=(err, first.index) if err is not None else None,
                                     evidence_quote=_quote(_claim_text(first))))
     elif terminations:
         t = terminations[0]

@@ -406,3 +406,27 @@ def test_a_symptom_after_a_cause_finding_weighs_less_in_the_evidence_prior() -> 
     assert before[cause, ev] == pytest.approx(0.8)  # a symptom before the cause is not its consequence
     drift = step_features(t, [finding(later, "goal_drift")])
     assert drift[later, ev] == pytest.approx(0.8 * SYMPTOM_EVIDENCE)  # found where the fall is under way
+
+
+def test_a_success_claim_counts_fully_only_after_an_error_the_run_never_resolved() -> None:
+    from analyzer.attribution.features import SYMPTOM_EVIDENCE
+    from analyzer.detection.text import unresolved_error
+
+    t = _run(4)  # step 4 is the error output of `python step1.py` (step 3); no later run of it
+    ev = COL["evidence"]
+
+    def claim(run: Trajectory, step: int) -> float:
+        f = Finding(trace_id=run.id, step=step, category="false_success", score=0.8, source="t", rationale="r")
+        return float(step_features(run, [f])[step, ev])
+
+    assert unresolved_error(t.steps, 3) is None and unresolved_error(t.steps, 5) == 4
+    assert claim(t, 1) == pytest.approx(0.8 * SYMPTOM_EVIDENCE)  # false only by the run's outcome
+    assert claim(t, 5) == pytest.approx(0.8)  # the trace shows the failure it claims away
+    # running the failed command again, successfully, resolves the error
+    rerun = [Step(index=9, agent="agent0", kind=StepKind.TOOL_CALL, tool_name="bash",
+                  tool_args=json.dumps({"cmd": "python step1.py"})),
+             Step(index=10, agent="tool", role=Role.TOOL, kind=StepKind.OBSERVATION, text="ok"),
+             Step(index=11, agent="agent0", kind=StepKind.MESSAGE, text="All done and verified.")]
+    fixed = t.model_copy(update={"steps": [*t.steps, *rerun]})
+    assert unresolved_error(fixed.steps, 11) is None
+    assert claim(fixed, 11) == pytest.approx(0.8 * SYMPTOM_EVIDENCE)

@@ -297,6 +297,20 @@ def test_false_success_fires_on_a_failed_run() -> None:
     found = detect("false_success", _claiming_run(Outcome.FAILURE))
     assert steps_of(found) == [2]
     assert found[0].category == "false_success"
+    # the failing test run is never repeated: the claim is made over an error the run saw
+    assert found[0].rationale.endswith("the run failed; the error at step 1 was never resolved")
+    assert (found[0].evidence_start, found[0].evidence_end) == (1, 2)
+
+
+def test_false_success_without_an_unresolved_error_rests_on_the_outcome_alone() -> None:
+    t = run(TASK, [{"kind": CALL, "tool": "bash", "args": {"cmd": "pytest -q tests/test_count.py"}},
+                   {"kind": OBS, "text": "1 failed, 3 passed", "error": True},
+                   {"kind": CALL, "tool": "bash", "args": {"cmd": "pytest -q tests/test_count.py"}},
+                   {"kind": OBS, "text": "4 passed"},
+                   {"kind": MESSAGE, "text": "The fix is complete and all tests pass."}])
+    found = detect("false_success", t)
+    assert steps_of(found) == [4]
+    assert found[0].rationale == "claims the work is verified or complete, but the run failed"
 
 
 def test_false_success_without_a_recorded_outcome_does_not_say_the_run_failed() -> None:
