@@ -54,14 +54,22 @@ def _next_observation(steps: list[Step], i: int) -> Step | None:
     return None
 
 
-def _failures_of(steps: list[Step], signature: str, upto: int) -> int:
-    """Error observations up to step ``upto`` whose action has ``signature``."""
-    n = 0
-    for s in steps[:upto + 1]:
-        if s.is_error and is_observation(s):
-            a = _prev_action(steps, s.index)
-            n += a is not None and action_signature(a) == signature
-    return n
+def _failures_so_far(steps: list[Step]) -> dict[int, int]:
+    """Error observation -> how many error observations, it included, came from its action so far.
+
+    The action is the latest acting decision before the error (:func:`_prev_action`), compared by
+    its :func:`~analyzer.detection.text.action_signature`; one pass over the run.
+    """
+    counts: dict[str, int] = {}
+    out: dict[int, int] = {}
+    last_sig: str | None = None
+    for s in steps:
+        if is_decision(s):
+            last_sig = action_signature(s) or last_sig
+        elif s.is_error and is_observation(s) and last_sig is not None:
+            counts[last_sig] = counts.get(last_sig, 0) + 1
+            out[s.index] = counts[last_sig]
+    return out
 
 
 def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
@@ -69,6 +77,7 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
     steps = trajectory.steps
     out: list[Finding] = []
     done: set[int] = set()
+    failures = _failures_so_far(steps)
     for e in steps:
         if not (e.is_error and is_observation(e)):
             continue
@@ -83,7 +92,7 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
             sim = 1.0 if sig_d == sig_b else jaccard(shingles(sig_d), shingles(sig_b))
             if sim >= UNCHANGED_ACTION:
                 transient = bool(ENV_STRONG_RE.search(error_text(e)[:2000]))
-                retry_ok = transient and _failures_of(steps, sig_b, e.index) < 2
+                retry_ok = transient and failures.get(e.index, 0) < 2
                 if not retry_ok:
                     score, why = 0.85, f"retries the failed action of step {before.index if before else '?'} unchanged ({sim:.0%} same)"
         if not score:
