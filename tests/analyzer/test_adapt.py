@@ -9,8 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import analyzer.attribution.adapt as adapt_module
 from analyzer.attribution.adapt import (
     ADAPTED_KIND,
+    MIN_GAIN,
     STRENGTH_GRID,
     LabelledRun,
     cross_validated_step_at_1,
@@ -114,6 +116,19 @@ def test_meta_records_labels_strength_and_cross_validated_figures(base: Ranker) 
     assert again == params
 
 
+def test_a_refit_must_beat_the_shipped_weights_by_min_gain_hits(base: Ranker, monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = planted(base, 10, seed=3)
+    scores = fit_adapted(base, runs, evaluate=False).meta["strength_cv"]
+    gain = round((max(scores.values()) - scores["inf"]) * len(runs))
+    assert gain >= 1
+    # asking for one hit more than the refit gains keeps the shipped weights; asking for what it gains adapts
+    monkeypatch.setattr(adapt_module, "MIN_GAIN", gain + 1)
+    kept = fit_adapted(base, runs, evaluate=False)
+    assert kept.meta["strength"] is None and kept.weights == base.params.weights
+    monkeypatch.setattr(adapt_module, "MIN_GAIN", gain)
+    assert fit_adapted(base, runs, evaluate=False).meta["strength"] is not None
+
+
 def test_no_signal_keeps_the_shipped_weights(base: Ranker) -> None:
     # labels at random: nothing beats the shipped weights reliably, ties go to the strongest shrinkage
     rng = np.random.default_rng(5)
@@ -122,7 +137,8 @@ def test_no_signal_keeps_the_shipped_weights(base: Ranker) -> None:
     scores = params.meta["strength_cv"]
     best = max(scores.values())
     strongest = max(s for s in STRENGTH_GRID if scores["inf" if math.isinf(s) else f"{s:g}"] == best)
-    assert (params.meta["strength"] is None) == math.isinf(strongest)
+    clear_gain = (best - scores["inf"]) * len(runs) >= MIN_GAIN - 1e-9
+    assert (params.meta["strength"] is None) == (math.isinf(strongest) or not clear_gain)
     # no labels at all: the shipped weights
     empty = fit_adapted(base, [], evaluate=True)
     assert empty.weights == base.params.weights and empty.meta["cv"]["n"] == 0

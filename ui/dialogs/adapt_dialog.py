@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from analyzer.attribution.adapt import MIN_GAIN
 from analyzer.workspace import RankerVersion
 
 
@@ -80,7 +81,8 @@ class AdaptResultDialog(QDialog):
         head.setText("<b>" + html.escape(self.tr("Version #{id}: fitted on {n} labelled failed runs").format(
             id=version.id, n=version.n_labels)) + "</b><br>" + html.escape(self.tr(
                 "Shrinkage towards the shipped weights: λ = {strength} (chosen by cross-validation; ∞ keeps the "
-                "shipped weights).").format(strength=_strength(version))))
+                "shipped weights, as it does until a refit gets {gain} more of your labels right).").format(
+                    strength=_strength(version), gain=MIN_GAIN)))
         self.table = QTableWidget(2, 3, self)
         self.table.setObjectName("adaptCvTable")
         self.table.setHorizontalHeaderLabels([self.tr("Weights"), self.tr("Step@1 on your labels"), self.tr("Runs")])
