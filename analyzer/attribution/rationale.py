@@ -46,7 +46,6 @@ from analyzer.detection.text import (
     UNCHANGED_ACTION,
     action_signature,
     content_words,
-    error_text,
     is_decision,
     is_observation,
     jaccard,
@@ -382,7 +381,7 @@ def _next_clause(b: _Builder, after: int, agent: str, error: Step | None, failed
     if error is None:
         mid = "next_step"
     else:
-        mid = "next_handles" if responds_to_error(nxt, error_text(error) or error.text, failed) else "next_ignores"
+        mid = "next_handles" if responds_to_error(nxt, error, failed) else "next_ignores"
     b.add(mid, next_step=nxt.index, next_quote=text)
 
 
@@ -436,7 +435,7 @@ def _error_before(b: _Builder) -> bool:
         return False
     src = source_decision(b.steps, prev.index)
     failed = b.steps[src] if src is not None else None
-    responds = responds_to_error(d, error_text(prev) or prev.text, failed)
+    responds = responds_to_error(d, prev, failed)
     b.add("after_error" if responds else "error_ignored", step=b.step, error_step=prev.index, error_quote=text)
     return True
 

@@ -8,7 +8,7 @@ importer's output.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
 from analyzer.schema.models import AGENT_DECISION_KINDS, Role, Step, StepKind
@@ -409,28 +409,36 @@ def source_decision(steps: Sequence[Step], j: int) -> int | None:
     return steps[k].index if k >= 0 else None
 
 
+def output_sources(steps: Sequence[Step]) -> Iterator[tuple[Step, Step | None]]:
+    """Each observation with the decision that produced it, in one pass over ``steps``.
+
+    The decision is :func:`source_decision`'s (its twin for random access; a test keeps the two
+    equal): the latest acting decision since the previous observation, else the latest decision
+    since then, else the latest decision before it.
+    """
+    latest: Step | None = None
+    since: Step | None = None
+    since_acting: Step | None = None
+    for s in steps:
+        if is_decision(s):
+            latest = since = s
+            since_acting = s if acts(s) else since_acting
+        elif is_observation(s):
+            yield s, since_acting or since or latest
+            since = since_acting = None
+
+
 def unresolved_error(steps: Sequence[Step], at: int) -> int | None:
     """The first error output before step ``at`` that the run has not resolved by then, else None.
 
     An error output is resolved when a later output of the same action (the decision that
-    produced it, :func:`source_decision`, compared by :func:`action_signature`) succeeds before
+    produced it, :func:`output_sources`, compared by :func:`action_signature`) succeeds before
     ``at``: the failing test run passes when it is run again. An error whose action is not
     known stays unresolved.
     """
     open_errors: dict[str, int] = {}
     unknown: int | None = None
-    latest: Step | None = None  # the latest decision; and since the previous output: any, acting
-    since: Step | None = None
-    since_acting: Step | None = None
-    for s in steps[:max(0, at)]:
-        if is_decision(s):
-            latest = since = s
-            since_acting = s if acts(s) else since_acting
-            continue
-        if not is_observation(s):
-            continue
-        src = since_acting or since or latest  # source_decision(steps, s.index), in one pass
-        since = since_acting = None
+    for s, src in output_sources(steps[:max(0, at)]):
         sig = action_signature(src) if src is not None else None
         if s.is_error:
             if sig is None:
@@ -519,8 +527,8 @@ def names_error(error: str, reply: str) -> bool:
     return shared >= 3 or (shared >= 1 and 2 * shared >= len(key))
 
 
-def responds_to_error(reply: Step, error: str, failed: Step | None = None) -> bool:
-    """Whether decision ``reply`` responds to an error (``error``: its text) of ``failed``'s action.
+def responds_to_error(reply: Step, error: Step, failed: Step | None = None) -> bool:
+    """Whether decision ``reply`` responds to the error output ``error`` of ``failed``'s action.
 
     It does when it acts otherwise than the failed action (a changed script, another tool, a
     wait: a change of strategy needs no words about the error), or when its words mention an
@@ -536,7 +544,8 @@ def responds_to_error(reply: Step, error: str, failed: Step | None = None) -> bo
         text = strip_code(reply.text) if not (reply.tool_name or reply.tool_args) else reply.text
     else:
         text = f"{reply.text}\n{reply.tool_args or ''}"
-    return bool(ERROR_MENTION_RE.search(text) or REVISION_RE.search(text) or names_error(error[:2000], text))
+    said = error_text(error) or error.text
+    return bool(ERROR_MENTION_RE.search(text) or REVISION_RE.search(text) or names_error(said[:2000], text))
 
 
 def quote(text: str, limit: int = 200) -> str:

@@ -102,7 +102,7 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
                 if same >= 0.6:
                     score, why = 0.65, f"the same error comes back at step {nxt.index} ({same:.0%} same words)"
         if not score and not retry_ok and not is_termination_only(f"{d.text}\n{d.tool_args or ''}") \
-                and not responds_to_error(d, error_text(e), before):
+                and not responds_to_error(d, e, before):
             score, why = 0.5, "does not address the error at all"
         if score:
             done.add(d.index)

@@ -19,6 +19,7 @@ from analyzer.detection.text import (
     is_termination_only,
     next_observation,
     normalise_number,
+    output_sources,
     significant_numbers,
     source_decision,
 )
@@ -169,6 +170,14 @@ def test_an_output_answers_the_code_not_the_request_to_run_it() -> None:
     call = [Step(index=0, kind=StepKind.TOOL_CALL, tool_name="ls"), Step(index=1, kind=StepKind.OBSERVATION, text="a")]
     assert source_decision(call, 1) == 0 and next_observation(call, 0) is call[1]
     assert source_decision(call, 0) is None
+
+
+def test_output_sources_is_source_decision_in_one_pass() -> None:
+    steps = [*_team_run().steps, Step(index=8, kind=StepKind.OBSERVATION, role=Role.TOOL, text="again")]
+    pairs = list(output_sources(steps))
+    assert [o.index for o, _ in pairs] == [s.index for s in steps if s.kind == StepKind.OBSERVATION]
+    for o, src in pairs:
+        assert (src.index if src is not None else None) == source_decision(steps, o.index)
 
 
 def test_a_first_script_that_restates_the_task_commits() -> None:
