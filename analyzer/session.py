@@ -347,10 +347,15 @@ class Session:
         (the same record of the same source) is skipped as one grouped line per source file,
         listed with the load problems.
 
+        The runs come sorted by source file path, each file's runs in record order: the same
+        order on every machine (the corpus's partitions are named by hashes of absolute paths,
+        so their own order changes with the folder the corpus was built from).
+
         Returns:
             Runs added.
         """
-        runs = corpus.runs().collect().with_columns(pl.col("trace_id").alias("_corpus_id"))
+        runs = (corpus.runs().collect().sort("source_file", nulls_last=True, maintain_order=True)
+                .with_columns(pl.col("trace_id").alias("_corpus_id")))
         notices: list[LoadError] = []
         kept: list[pl.DataFrame] = []
         for (file,), tr in runs.group_by("source_file", maintain_order=True):

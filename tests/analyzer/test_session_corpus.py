@@ -183,3 +183,29 @@ def test_an_unreadable_partition_is_a_load_problem_and_the_rest_opens(corpus: Co
     good = loaded.traces.filter(pl.col("source_file") != loaded.traces["source_file"][0])["trace_id"][0]
     assert s.run_steps(good).equals(_run(loaded.steps, good), null_equal=True)
     assert s.traces.height == loaded.traces.height  # nothing lost
+
+
+def test_runs_come_in_source_path_order_whatever_the_partition_names(loaded: LoadResult, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # partitions are named by a hash of the source file's absolute path, so their order depends on
+    # the folder a corpus was built from; the runs table (and the run selected first) must not
+    import hashlib
+
+    from analyzer.corpus import store
+
+    orders: list[list[str]] = []
+    on_disk: list[list[str]] = []
+    for salt in ("", "/another/checkout"):
+        monkeypatch.setattr(store, "source_key", lambda f, salt=salt: hashlib.blake2b(
+            (salt + (f or "")).encode("utf-8"), digest_size=8).hexdigest())
+        corpus = Corpus(write_corpus(tmp_path / f"c{len(orders)}", loaded.traces, loaded.steps))
+        on_disk.append(corpus.runs().collect()["trace_id"].to_list())
+        s = Session()
+        s.open_corpus(corpus)
+        orders.append(s.traces["trace_id"].to_list())
+        files = s.traces["source_file"].to_list()
+        assert files == sorted(files)
+    assert on_disk[0] != on_disk[1]  # the partitions came in another order ...
+    assert orders[0] == orders[1]  # ... the session's runs did not
+    by_file = loaded.traces.sort("source_file", maintain_order=True)["trace_id"].to_list()
+    assert orders[0] == by_file  # each file's runs in record order

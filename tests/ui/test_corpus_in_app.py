@@ -119,3 +119,30 @@ def test_export_of_a_corpus_writes_every_run_without_reading_the_steps_into_the_
               and (text := sample_load.steps.filter((pl.col("trace_id") == t) & (pl.col("step") == s))["text"][0])
               and html_escape(text.split("\n")[0][:40]) in html]
     assert quoted
+
+
+def test_a_hidden_tagging_desk_reads_no_run_until_it_is_shown(window, sample_load, sample_analysis, tmp_path,
+                                                              qtbot):  # type: ignore[no-untyped-def]
+    # the review queue's card quotes a step; while the desk is hidden it must not read (and keep in
+    # memory) a corpus run nobody opened. The corpus: a run of unknown outcome, first in path order
+    # (the queue's first item), and a failed run from a later file (the run selected on opening).
+    runs = sample_load.traces.join(sample_analysis.runs.select("trace_id", "decisive_step"), on="trace_id")
+    unknown = runs.filter((pl.col("outcome") == "unknown") & pl.col("decisive_step").is_not_null()).sort(
+        "source_file").row(0, named=True)
+    failed = runs.filter((pl.col("outcome") == "failure") & (pl.col("source_file") > unknown["source_file"])
+                         & pl.col("decisive_step").is_not_null()).row(0, named=True)
+    ids = pl.Series([unknown["trace_id"], failed["trace_id"]]).implode()
+    pick = pl.col("trace_id").is_in(ids)
+    a = sample_analysis
+    root = write_corpus(tmp_path / "two", sample_load.traces.filter(pick), sample_load.steps.filter(pick),
+                        a.runs.filter(pick), findings=a.findings.filter(pick), step_values=a.step_values.filter(pick))
+    w = window
+    desk = w.tagging.desk
+    w.open_paths([root])
+    w.bridge.flush()
+    assert w.session.selection.trace_id == failed["trace_id"]
+    assert desk.current is not None and desk.current.trace_id == unknown["trace_id"]
+    assert set(w.session.steps["trace_id"].to_list()) == {failed["trace_id"]}  # the desk read nothing
+    w.tagging.show_desk()
+    qtbot.waitUntil(lambda: "Step" in desk.card.toPlainText(), timeout=5000)  # shown: the card quotes the step
+    assert unknown["trace_id"] in set(w.session.steps["trace_id"].to_list())

@@ -317,6 +317,8 @@ class TaggingDesk(QWidget):
             sc = QShortcut(QKeySequence(keyseq), self, activated=slot)
             sc.setContext(ctx)
 
+        self._card_pending = False
+        """The card waits for the desk to be shown (see :meth:`_show`)."""
         self.bridge.analysisChanged.connect(self.rebuild)
         self.bridge.filterChanged.connect(self.rebuild)
         self.bridge.tracesChanged.connect(self.rebuild)
@@ -400,12 +402,25 @@ class TaggingDesk(QWidget):
         item = self.current
         for b in (self.accept_btn, self.reject_btn, self.decisive_btn, self.skip_btn, self.back_btn, self.relabel_box):
             b.setEnabled(item is not None)
+        self._card_pending = False
         if item is None:
             msg = (self.tr("No suggestions to review. Analyse runs first (Analysis ▸ Analyze all runs), "
                            "or widen the runs table's filter.") if not self.queue else "")
             self.card.setHtml(f"<p style='color:gray'>{html.escape(msg)}</p>")
             return
+        if not self.isVisible():
+            # The card quotes the item's step, and a corpus run's steps are read from disk when
+            # read at all: a hidden desk must not read (and keep in memory) a run nobody opened.
+            self._card_pending = True
+            self.card.clear()
+            return
         self.card.setHtml(self._card_html(item))
+
+    def showEvent(self, event: Any) -> None:
+        """Render the card the queue changed to while the desk was hidden."""
+        super().showEvent(event)
+        if self._card_pending:
+            self._show()
 
     def _card_html(self, s: Suggestion) -> str:
         run = self.session.run_row(s.trace_id) or {}
