@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,52 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 if sys.path[0] != str(ROOT):
     sys.path.insert(0, str(ROOT))
+
+from home_guard import HomeGuard, redirect  # noqa: E402  (tests/ is on sys.path for this conftest)
+
+# Before any test module (and so any project module, platformdirs user or Qt) is imported: the
+# whole session, subprocesses and session-scoped fixtures included, lives in a temporary home.
+HOME_GUARD = redirect()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def temporary_home() -> Iterator[HomeGuard]:
+    """The session's temporary home; fails the session if the real TrajScope folders were written."""
+    yield HOME_GUARD
+    problems = HOME_GUARD.problems()
+    if problems:
+        pytest.fail(HOME_GUARD.report(problems), pytrace=False)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    HOME_GUARD.current = f"{item.nodeid} (setup)"
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    HOME_GUARD.current = f"{item.nodeid} (call)"
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    HOME_GUARD.current = f"{item.nodeid} (teardown)"
+    yield
+    HOME_GUARD.current = f"after {item.nodeid} (Qt events between tests)"
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    stray = list(dict.fromkeys(HOME_GUARD.stray))
+    if stray:
+        terminalreporter.section("files written outside a test's own folders (temporary home)")
+        for who, event, path in stray:
+            terminalreporter.line(f"{who}: {event} {path}")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    HOME_GUARD.close()
 
 
 @pytest.fixture(autouse=True)
