@@ -10,8 +10,16 @@
 #   chromium                             the HTML-report test drives headless Chromium
 #   poppler-utils                        pdftoppm/pdftotext read the PDF reports back in the tests
 #   libpango-1.0-0 libpangoft2-1.0-0     WeasyPrint (PDF export) renders with Pango
-#   libgl1 libegl1 libxkbcommon0 libfontconfig1 libdbus-1-3
+#   libgl1 libegl1 libxkbcommon0 libfontconfig1 libfreetype6 libdbus-1-3 libglib2.0-0
 #                                        the Qt (PySide6) runtime, also offscreen
+#   libx11-6 libx11-xcb1 libxcb1 libxcb-cursor0 libxcb-glx0 libxcb-icccm4 libxcb-image0
+#   libxcb-keysyms1 libxcb-randr0 libxcb-render0 libxcb-render-util0 libxcb-shape0 libxcb-shm0
+#   libxcb-sync1 libxcb-util1 libxcb-xfixes0 libxcb-xkb1 libxkbcommon-x11-0
+#                                        Qt's xcb platform plugin: the app on an X11 desktop. Every
+#                                        library libqxcb.so, its GL integrations and the Qt libraries
+#                                        they load link to (objdump -p: NEEDED), by package (dpkg -S);
+#                                        tests/test_xcb_platform.py checks that ldd resolves them all
+#   xvfb                                 a real X server for the test that starts the app on xcb
 #   fonts-dejavu-core fonts-noto-cjk     fonts for the UI, the reports and the Simplified Chinese UI
 # and, only when the tool is not there yet: python3 + python3-venv (to create .venv) and g++
 # (pip builds llama-cpp-python from source).
@@ -24,7 +32,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DEFAULT_PACKAGES="chromium poppler-utils libpango-1.0-0 libpangoft2-1.0-0 libgl1 libegl1 libxkbcommon0 \
-libfontconfig1 libdbus-1-3 fonts-dejavu-core fonts-noto-cjk"
+libfontconfig1 libfreetype6 libdbus-1-3 libglib2.0-0 \
+libx11-6 libx11-xcb1 libxcb1 libxcb-cursor0 libxcb-glx0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 \
+libxcb-randr0 libxcb-render0 libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1 \
+libxcb-xfixes0 libxcb-xkb1 libxkbcommon-x11-0 xvfb \
+fonts-dejavu-core fonts-noto-cjk"
 packages="${TRAJSCOPE_SYSTEM_PACKAGES-$DEFAULT_PACKAGES}"
 python="${PYTHON:-python3}"
 apt_get="${APT_GET:-apt-get}"
@@ -36,12 +48,20 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
   exit 0
 fi
 
+provided=""
 installed() {
   # "ii" = wanted and installed; `dpkg -s` alone also succeeds for a removed package whose
   # configuration files are still there ("rc"), which is not installed.
   local status
-  status="$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" || return 1
-  [[ "$status" == ii* ]]
+  if status="$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" && [[ "$status" == ii* ]]; then
+    return 0
+  fi
+  # or an installed package provides the name (Ubuntu 24.04's libglib2.0-0t64 provides libglib2.0-0)
+  if [[ -z "$provided" ]]; then
+    provided=" $(dpkg-query -W -f='${db:Status-Abbrev}|${Provides}\n' 2>/dev/null \
+      | awk -F'|' '$1 ~ /^ii/ && $2 != "" {print $2}' | tr ',' '\n' | awk '{print $1}' | tr '\n' ' ') "
+  fi
+  [[ "$provided" == *" $1 "* ]]
 }
 
 missing_now() {

@@ -50,7 +50,29 @@ PROVIDES: dict[str, tuple[str, ...]] = {
     "libegl1": ("lib:EGL",),
     "libxkbcommon0": ("lib:xkbcommon",),
     "libfontconfig1": ("lib:fontconfig",),
+    "libfreetype6": ("lib:freetype",),
     "libdbus-1-3": ("lib:dbus-1",),
+    "libglib2.0-0": ("lib:glib-2.0", "lib:gthread-2.0"),
+    # Qt's xcb platform plugin (tests/test_xcb_platform.py derives the list from libqxcb.so)
+    "libx11-6": ("lib:X11",),
+    "libx11-xcb1": ("lib:X11-xcb",),
+    "libxcb1": ("lib:xcb",),
+    "libxcb-cursor0": ("lib:xcb-cursor",),
+    "libxcb-glx0": ("lib:xcb-glx",),
+    "libxcb-icccm4": ("lib:xcb-icccm",),
+    "libxcb-image0": ("lib:xcb-image",),
+    "libxcb-keysyms1": ("lib:xcb-keysyms",),
+    "libxcb-randr0": ("lib:xcb-randr",),
+    "libxcb-render0": ("lib:xcb-render",),
+    "libxcb-render-util0": ("lib:xcb-render-util",),
+    "libxcb-shape0": ("lib:xcb-shape",),
+    "libxcb-shm0": ("lib:xcb-shm",),
+    "libxcb-sync1": ("lib:xcb-sync",),
+    "libxcb-util1": ("lib:xcb-util",),
+    "libxcb-xfixes0": ("lib:xcb-xfixes",),
+    "libxcb-xkb1": ("lib:xcb-xkb",),
+    "libxkbcommon-x11-0": ("lib:xkbcommon-x11",),
+    "xvfb": ("exe:Xvfb",),
     "fonts-dejavu-core": ("font:DejaVuSans.ttf",),
     "fonts-noto-cjk": ("font:NotoSansCJK-Regular.ttc",),
 }
@@ -114,6 +136,16 @@ def test_as_root_nothing_missing_calls_no_apt(tmp_path: Path) -> None:
     env, log = _fake_root(tmp_path)
     run = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, timeout=60, check=False,
                          env={**env, "TRAJSCOPE_SYSTEM_PACKAGES": PRESENT})
+    assert run.returncode == 0, run.stderr
+    assert not log.exists()
+
+
+def test_a_name_an_installed_package_provides_counts_as_installed(tmp_path: Path) -> None:
+    # like Ubuntu 24.04's libglib2.0-0t64, which provides libglib2.0-0; every Debian/Ubuntu system
+    # has an awk package (mawk or gawk) that provides "awk"
+    env, log = _fake_root(tmp_path)
+    run = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, timeout=60, check=False,
+                         env={**env, "TRAJSCOPE_SYSTEM_PACKAGES": "awk"})
     assert run.returncode == 0, run.stderr
     assert not log.exists()
 
