@@ -8,6 +8,8 @@ language (``ui/`` translates the English template of each id with Qt's translato
 Parameters are typed by their name, so every renderer treats them alike:
 
 - ``step`` or ``*_step`` (int): a step reference, rendered ``step 12`` (a link in the app);
+- ``steps`` or ``*_steps`` (str, comma-separated indices ``"3,7,12"``): a list of step
+  references, rendered ``steps 3, 7, 12`` (each number a link in the app);
 - ``quote`` or ``*_quote`` (str): verbatim trace text, rendered in curly quotes (escaped by
   the HTML renderers);
 - ``category`` or ``*_category`` (str): a taxonomy id, rendered as its title;
@@ -18,7 +20,7 @@ Parameters are typed by their name, so every renderer treats them alike:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,10 +32,36 @@ Param = str | int | float | bool | None
 STEP_WORD = "step {n}"
 """English form of a step reference."""
 
+STEPS_WORD = "steps {list}"
+"""English form of a list of step references."""
+
+STEP_LIST_SEPARATOR = ", "
+"""Between the numbers of a list of step references (English)."""
+
 
 def is_step_param(name: str) -> bool:
     """True for parameters that hold a step index."""
     return name == "step" or name.endswith("_step")
+
+
+def is_steps_param(name: str) -> bool:
+    """True for parameters that hold a list of step indices (comma-separated text)."""
+    return name == "steps" or name.endswith("_steps")
+
+
+def step_list(value: Param) -> list[int]:
+    """The step indices of a ``steps`` parameter (``"3,7,12"`` -> ``[3, 7, 12]``; bad parts skipped)."""
+    out: list[int] = []
+    for part in str(value if value is not None else "").split(","):
+        part = part.strip()
+        if part.isdigit():
+            out.append(int(part))
+    return out
+
+
+def steps_param(steps: Sequence[int]) -> str:
+    """The value of a ``steps`` parameter for a list of step indices (``[3, 7, 12]`` -> ``"3,7,12"``)."""
+    return ",".join(str(int(s)) for s in steps)
 
 
 def is_quote_param(name: str) -> bool:
@@ -57,6 +85,8 @@ def format_param_en(name: str, value: Param) -> str:
         return ""
     if is_step_param(name) and isinstance(value, int) and not isinstance(value, bool):
         return STEP_WORD.format(n=value)
+    if is_steps_param(name):
+        return STEPS_WORD.format(list=STEP_LIST_SEPARATOR.join(str(s) for s in step_list(value)))
     if is_quote_param(name):
         return f"“{value}”"
     if is_category_param(name):

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from analyzer.analysis.result import AnalysisResult, RunAnalysis
+from analyzer.analysis.result import AnalysisResult, RunAnalysis, uncertain_cell
 from analyzer.attribution.attribute import Attribution, attribute, choose_category
 from analyzer.attribution.features import step_features
 from analyzer.attribution.hazards import step_evidence
@@ -259,7 +259,9 @@ def analyze_run(
                         agent_temperature=ranker.params.agent_temperature,
                         actor_weight=ranker.params.actor_weight,
                         first_runner_weight=ranker.params.first_runner_weight,
-                        temperature=ranker.confidence_temperature(sig.features, logits))
+                        temperature=ranker.confidence_temperature(sig.features, logits),
+                        uncertain_below=ranker.params.uncertain_below,
+                        uncertain_top=ranker.params.uncertain_top)
         if traj.outcome != Outcome.FAILURE and att.decisive_step is not None and att.explanation is not None:
             hedge = outcome_note(findings, traj)
             att.explanation = replace(att.explanation, tail=(*att.explanation.tail, hedge))
@@ -347,6 +349,7 @@ def _assemble(
         "confidence": confidence,
         "top_steps": ",".join(str(c.step) for c in top) or None,
         "top_scores": ",".join(f"{c.probability:.3f}" for c in top) or None,
+        "decisive_uncertain": uncertain_cell(att.uncertain_steps) if att is not None else None,
         "rationale": att.rationale if att is not None else fallback.render(),
         "rationale_json": explanation.to_json() if explanation is not None else None,
         "min_value": min(values) if values else None,

@@ -528,7 +528,8 @@ class Session:
 
         Always has the TRACE_COLUMNS, the RUN_COLUMNS (null until analysed), ``tags``,
         ``analyst_status`` and ``analysis_stale`` (True when the run's analysis is from an older
-        analysis version).
+        analysis version). ``decisive_uncertain`` is null where an analyst marked the decisive
+        step (the run is no longer uncertain).
         """
         if self._cache.runs_view is None:
             runs = self.analysis.runs
@@ -537,6 +538,9 @@ class Session:
             view = self.traces.join(runs.unique("trace_id", keep="last"), on="trace_id", how="left")
             labels = run_labels(self.annotations)
             view = view.join(labels, on="trace_id", how="left")
+            if "decisive_uncertain" in view.columns:  # the analyst's own decisive step is not uncertain
+                view = view.with_columns(pl.when(pl.col("analyst_status") == "decisive").then(None)
+                                         .otherwise(pl.col("decisive_uncertain")).alias("decisive_uncertain"))
             self._cache.runs_view = view.with_columns(
                 pl.col("trace_id").is_in(list(self.stale)).alias("analysis_stale"))
         return self._cache.runs_view

@@ -6,6 +6,7 @@ traces frame) and ``steps.csv`` (STEP_VALUE_COLUMNS).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -24,6 +25,10 @@ RUN_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("confidence", pl.Float64, "Confidence 0-1 in the decisive step."),
     ColumnSpec("top_steps", pl.Utf8, "Ranked candidate decisive steps, best first, comma-separated."),
     ColumnSpec("top_scores", pl.Utf8, "Scores of the ranked candidates, comma-separated."),
+    ColumnSpec("decisive_uncertain", pl.Utf8, "When no step stands out (the decisive step's calibrated "
+               "probability is below the fitted threshold, ``uncertain_below`` in the ranker params): the "
+               "likeliest steps, best first, ';'-separated, shown as \"uncertain: steps a, b, c\" instead of one "
+               "decisive step; null when the answer is certain."),
     ColumnSpec("rationale", pl.Utf8, "Why this step: what went wrong in the taxonomy's terms, with verbatim quotes "
                "of the evidence and the steps they come from (English)."),
     ColumnSpec("rationale_json", pl.Utf8, "The rationale as message ids plus parameters (JSON, see "
@@ -40,6 +45,22 @@ RUN_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("error", pl.Utf8, "Analysis problems for this run (detector errors, judge errors)."),
     *SIGNAL_RUN_COLUMNS,
 )
+
+UNCERTAIN_SEPARATOR = ";"
+"""Between the steps of ``decisive_uncertain``."""
+
+
+def uncertain_steps(value: object) -> list[int]:
+    """The steps of a ``decisive_uncertain`` cell, best first (empty for null: a certain answer)."""
+    if value is None:
+        return []
+    return [int(p) for p in str(value).split(UNCERTAIN_SEPARATOR) if p.strip().isdigit()]
+
+
+def uncertain_cell(steps: Sequence[int]) -> str | None:
+    """The ``decisive_uncertain`` cell of a list of steps (None when empty)."""
+    return UNCERTAIN_SEPARATOR.join(str(int(s)) for s in steps) or None
+
 
 STEP_VALUE_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("trace_id", pl.Utf8, "Run id."),

@@ -21,12 +21,14 @@ from analyzer.plugin_host.registry import PluginHost, default_host
 NO_JUDGE = "none"
 """Judge part of the version when no judge took part."""
 
-ATTRIBUTION_RULES = 3
+ATTRIBUTION_RULES = 4
 """Version of the code that turns the ranker's params into a stored result (hashed with them).
 Raised when the same params give different stored figures: 2 reports probabilities at the
 matched temperature on runs with tool output (``Ranker.confidence_temperature``), so results
 stored before it carry the old confidence and are stale; 3 no longer reads a category from the
-words of a step that logs the model's prompt, and quotes what differs between such prompts."""
+words of a step that logs the model's prompt, and quotes what differs between such prompts;
+4 stores ``decisive_uncertain`` and says "uncertain: …" in the rationale of a run whose decisive
+step's probability is below the params' ``uncertain_below`` (results stored before it lack both)."""
 
 _HASH_CHARS = 8
 

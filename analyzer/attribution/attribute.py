@@ -6,7 +6,9 @@ or flattened by a temperature chosen by cross-validation), plus, in the transfer
 share of the run's actions (the agent that does the work); the judge, when available,
 re-ranks only the top candidates from short focused contexts (its log-odds added with a
 weight chosen by cross-validation); the category comes from the findings on and around the
-decisive step plus the judge's classification.
+decisive step plus the judge's classification. When the best candidate's reported probability
+is below the params' fitted threshold, no step stands out: the attribution names the few
+likeliest steps instead (``uncertain_steps``) and the rationale says so.
 """
 
 from __future__ import annotations
@@ -72,6 +74,10 @@ class Attribution:
         errors: Problems (e.g. judge failures) that did not stop the attribution.
         agent_share: Share of the candidate mass held by each agent.
         explanation: The rationale as message ids plus parameters.
+        uncertain_steps: The likeliest steps, best first, when no step stands out: the
+            decisive step's probability (``confidence``) is below the params' threshold (see
+            :func:`uncertain_candidates`); empty when the answer is certain. ``decisive_step``
+            is still the best candidate.
     """
 
     candidates: list[Candidate]
@@ -85,6 +91,7 @@ class Attribution:
     errors: list[str] = field(default_factory=list)
     agent_share: dict[str, float] = field(default_factory=dict)
     explanation: Rationale | None = None
+    uncertain_steps: list[int] = field(default_factory=list)
 
 
 def agent_mass(agents: Sequence[str], logits: np.ndarray, temperature: float) -> dict[str, float]:
@@ -174,6 +181,25 @@ def combine_with_judge(logits: np.ndarray, judge_p: Mapping[int, float], weight:
     return out
 
 
+def uncertain_candidates(candidates: Sequence[Candidate], confidence: float, below: float, top: int) -> list[int]:
+    """The steps to name instead of one decisive step, when the ranker does not know.
+
+    Args:
+        candidates: Candidates, best first.
+        confidence: The reported probability of the best one (``Attribution.confidence``).
+        below: Probability below which the answer is uncertain (the params'
+            ``uncertain_below``; 0 never is).
+        top: How many candidates an uncertain answer names (the params' ``uncertain_top``).
+
+    Returns:
+        The ``top`` best candidates' steps, best first, when ``confidence`` is below
+        ``below``; else an empty list.
+    """
+    if not candidates or confidence >= below:
+        return []
+    return [c.step for c in candidates[:max(1, top)]]
+
+
 def choose_category(
     trajectory: Trajectory,
     step: int,
@@ -238,6 +264,8 @@ def attribute(
     actor_weight: float = 0.0,
     temperature: float = 1.0,
     first_runner_weight: float = 0.0,
+    uncertain_below: float = 0.0,
+    uncertain_top: int = 3,
 ) -> Attribution:
     """Rank the steps of a failed run and name the decisive one.
 
@@ -257,6 +285,10 @@ def attribute(
         temperature: Temperature of the reported probabilities (candidates, confidence,
             rationale); the ranking and the agent do not depend on it
             (:meth:`~analyzer.attribution.ranker.Ranker.confidence_temperature`).
+        uncertain_below: Reported probability of the best candidate below which the run is
+            uncertain: ``uncertain_steps`` then names the ``uncertain_top`` best candidates and
+            the rationale says so (the params' fitted threshold; 0 never is uncertain).
+        uncertain_top: How many candidates an uncertain answer names.
     """
     steps = trajectory.steps
     if not steps or not any(is_decision(s) for s in steps):
@@ -268,6 +300,8 @@ def attribute(
     cands = [Candidate(step=k, agent=steps[k].agent or str(steps[k].role), probability=float(probs[k]),
                        ranker_logit=float(logits[k]), judge_p=(judge_p or {}).get(k)) for k in order]
     best = cands[0]
+    confidence = round(best.probability, 4)
+    unsure = uncertain_candidates(cands, confidence, uncertain_below, uncertain_top)
     agents = [agent_identity(s) for s in steps]
     share = agent_mass(agents, final, agent_temperature)
     by_mass = responsible_agent(agents, final, agent_temperature)
@@ -284,8 +318,9 @@ def attribute(
         agent=agent if agent != agents[best.step] else None, agent_share=share.get(agent),
         actor_share=actors.get(agent) if agent != by_mass and not named_first else None,
         first_run_step=first[1] if named_first and first is not None else None,
-        judge_reranked=len(judge_p or {})))
+        judge_reranked=len(judge_p or {}), uncertain_steps=unsure))
     return Attribution(
         candidates=cands, probs=probs, decisive_step=best.step, decisive_agent=agent,
-        category=category, confidence=round(best.probability, 4), rationale=explanation.render(),
-        judge_used=bool(judge_p) and judge_weight != 0.0, agent_share=share, explanation=explanation)
+        category=category, confidence=confidence, rationale=explanation.render(),
+        judge_used=bool(judge_p) and judge_weight != 0.0, agent_share=share, explanation=explanation,
+        uncertain_steps=unsure)

@@ -57,7 +57,17 @@ from analyzer.detection.text import (
     shingles,
     source_decision,
 )
-from analyzer.messages import Message, Param, dumps, format_param_en, is_quote_param, is_step_param
+from analyzer.messages import (
+    Message,
+    Param,
+    dumps,
+    format_param_en,
+    is_quote_param,
+    is_step_param,
+    is_steps_param,
+    step_list,
+    steps_param,
+)
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, StepKind, Trajectory
 from analyzer.taxonomy import CATEGORY_IDS, Category
@@ -113,6 +123,7 @@ RATIONALE_MESSAGES: dict[str, str] = {
     # ranking (the short trailing part)
     "rank": "p={p}",
     "rank_runner_up": "p={p}, runner-up {runner_step} p={runner_p}",
+    "uncertain": "uncertain: no step stands out (p={p}); the likeliest are {steps}",
     "agent_share": "responsible agent {agent}, {share} of the candidate mass",
     "agent_actor": "responsible agent {agent}, which made {share} of the run's actions",
     "agent_first_runner": "responsible agent {agent}, the first to run code ({step})",
@@ -172,8 +183,14 @@ class Rationale:
         out: list[int] = []
         for m in (*self.parts, *self.tail):
             for k, v in m.params.items():
-                if is_step_param(k) and isinstance(v, int) and v not in out:
-                    out.append(v)
+                refs: list[int] = []
+                if is_step_param(k) and isinstance(v, int):
+                    refs = [v]
+                elif is_steps_param(k):
+                    refs = step_list(v)
+                for s in refs:
+                    if s not in out:
+                        out.append(s)
         return out
 
     def quotes(self) -> list[str]:
@@ -219,7 +236,7 @@ def simple(message_id: str, **params: Any) -> Rationale:
 def ranking_tail(
     p: float, runner_step: int | None = None, runner_p: float | None = None, *,
     agent: str | None = None, agent_share: float | None = None, judge_reranked: int = 0,
-    actor_share: float | None = None, first_run_step: int | None = None,
+    actor_share: float | None = None, first_run_step: int | None = None, uncertain_steps: Sequence[int] = (),
 ) -> tuple[Message, ...]:
     """The short trailing part: the ranker's probability, the runner-up, agent mass, judge use.
 
@@ -227,6 +244,9 @@ def ranking_tail(
         p: Probability of the decisive step.
         runner_step: The second candidate, if any.
         runner_p: Its probability.
+        uncertain_steps: When the ranker is uncertain (see
+            :func:`analyzer.attribution.attribute.attribute`), the likeliest steps, best first:
+            the tail then says so and names them instead of the probability and the runner-up.
         agent: Responsible agent, when it differs from the decisive step's agent.
         agent_share: Share of the candidate mass that agent holds.
         judge_reranked: Candidates the judge re-ranked (0: none).
@@ -235,8 +255,12 @@ def ranking_tail(
         first_run_step: The step where that agent first runs code, when it is named as the
             first agent to run something.
     """
-    out = [Message("rank_runner_up", {"p": round(p, 4), "runner_step": runner_step, "runner_p": round(runner_p, 4)})
-           if runner_step is not None and runner_p is not None else Message("rank", {"p": round(p, 4)})]
+    if uncertain_steps:
+        out = [Message("uncertain", {"p": round(p, 4), "steps": steps_param(uncertain_steps)})]
+    elif runner_step is not None and runner_p is not None:
+        out = [Message("rank_runner_up", {"p": round(p, 4), "runner_step": runner_step, "runner_p": round(runner_p, 4)})]
+    else:
+        out = [Message("rank", {"p": round(p, 4)})]
     if agent is not None and first_run_step is not None:
         out.append(Message("agent_first_runner", {"agent": agent, "step": first_run_step}))
     elif agent is not None and actor_share is not None:

@@ -32,6 +32,10 @@ _RUN_PART = (
     replace(_pick(RUN_COLUMNS, "confidence")[0], doc="Confidence 0-1 in the pipeline's decisive step."),
     replace(_pick(RUN_COLUMNS, "top_steps")[0], doc=f"Top-{TOP_K} candidate decisive steps, best first, comma-separated."),
     replace(_pick(RUN_COLUMNS, "top_scores")[0], doc=f"Scores of the top-{TOP_K} candidates, comma-separated."),
+    replace(_pick(RUN_COLUMNS, "decisive_uncertain")[0],
+            doc="When the pipeline does not know: the likeliest steps, best first, ';'-separated (\"uncertain: "
+                "steps a, b, c\" instead of one decisive step; the decisive step column holds the first); null "
+                "when its answer is certain or an analyst set the decisive step."),
     *_pick(RUN_COLUMNS, "min_value", "largest_drop", "largest_drop_step", "drop_note"),
 )
 _REVIEW_PART = _pick(LABEL_COLUMNS, "tags", "decisive_source", "label_source", "judge_decisive_step",

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from analyzer.analysis.result import AnalysisResult
+from analyzer.analysis.result import AnalysisResult, uncertain_steps
 from analyzer.export.palette import category_color, category_title, text_color_on
 from analyzer.export.report_i18n import html_lang, translator
 from analyzer.export.report_signals import SignalSection, signal_section
@@ -26,7 +26,7 @@ from analyzer.export.svg import (
 )
 from analyzer.export.tables import run_table
 from analyzer.locales import category_title as locale_category_title
-from analyzer.locales import finding_text, note_text, rationale_text
+from analyzer.locales import finding_text, note_text, rationale_text, step_list_text
 from analyzer.metrics.columns import COUNT_PREFIX
 from analyzer.metrics.model_names import NAMES_SEPARATOR
 from analyzer.metrics.models import DEFAULT_MIN_GROUP_RUNS, model_metrics, rank_groups
@@ -145,6 +145,7 @@ class StepView:
     is_decisive: bool
     findings: list[CategoryView]
     native_step_id: str = ""
+    is_candidate: bool = False
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,13 @@ class NoteView:
 
 @dataclass
 class RunView:
-    """A failed run as the report shows it."""
+    """A failed run as the report shows it.
+
+    ``uncertain_steps`` are the likeliest steps when the pipeline does not know (the report
+    then says "uncertain: steps a, b, c" instead of one decisive step; empty when it knows or
+    an analyst set the step); ``uncertain_list`` is the same numbers joined in the report's
+    language.
+    """
 
     trace_id: str
     native_id: str
@@ -202,6 +209,8 @@ class RunView:
     tags: list[str]
     notes: list[NoteView]
     problems: str
+    uncertain_steps: list[int] = field(default_factory=list)
+    uncertain_list: str = ""
 
 
 @dataclass(frozen=True)
@@ -498,9 +507,10 @@ def _run_views(shown: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, result: 
             if f["step"] is not None
         ]
         decisive = row["decisive_step"]
+        unsure = uncertain_steps(row.get("decisive_uncertain"))  # null where the analyst set the step
         errors = [] if st is None else st.filter(pl.col("is_error").fill_null(False))["step"].to_list()
-        plot = value_plot_svg(values, decisive=decisive, decisive_category=row["category"],
-                              candidates=_ints(row["top_steps"]),
+        plot = value_plot_svg(values, decisive=None if unsure else decisive, decisive_category=row["category"],
+                              candidates=unsure or _ints(row["top_steps"]),
                               markers=[Marker(f.step, f.category.id) for f in findings if f.status != "rejected"],
                               errors=errors, width=960, height=220)
         task, task_clipped = _clip(row["task"], opts.task_chars)
@@ -516,15 +526,17 @@ def _run_views(shown: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, result: 
             rationale=rationale_text(structured.get(tid), _str(row["rationale"]), opts.lang),
             source=f"{_str(row['source_file'])} [{_str(row['record'])}]" if row["source_file"] else "",
             plot_uri=data_uri(plot), sparkline=sparkline(values),
-            excerpt=_excerpt(st, values, decisive, row["largest_drop_step"], findings, opts),
+            excerpt=_excerpt(st, values, decisive, row["largest_drop_step"], findings, opts, unsure),
             findings=findings, tags=[t for t in _str(row["tags"]).split(",") if t],
             notes=_notes(note_parts.get(tid), cats), problems=_str(row["error"]),
+            uncertain_steps=unsure, uncertain_list=step_list_text(unsure, opts.lang),
         ))
     return out
 
 
 def _excerpt(st: pl.DataFrame | None, values: list[float | None], decisive: int | None,
-             drop_step: int | None, findings: list[FindingView], opts: ReportOptions) -> list[StepView]:
+             drop_step: int | None, findings: list[FindingView], opts: ReportOptions,
+             uncertain: Sequence[int] = ()) -> list[StepView]:
     if st is None or st.height == 0:
         return []
     centre = decisive if decisive is not None else drop_step
@@ -543,8 +555,8 @@ def _excerpt(st: pl.DataFrame | None, values: list[float | None], decisive: int 
             index=i, agent=_str(s["agent"]), role=_str(s["role"]), kind=_str(s["kind"]),
             tool_name=_str(s["tool_name"]), tool_args=_clip(s["tool_args"], 600)[0], text=text, clipped=clipped,
             is_error=bool(s["is_error"]), error_text=_clip(s["error_text"], 300)[0],
-            value=values[i] if 0 <= i < len(values) else None, is_decisive=i == decisive,
-            findings=by_step.get(i, []), native_step_id=_str(s.get("native_step_id")),
+            value=values[i] if 0 <= i < len(values) else None, is_decisive=i == decisive and not uncertain,
+            findings=by_step.get(i, []), native_step_id=_str(s.get("native_step_id")), is_candidate=i in uncertain,
         ))
     return out
 

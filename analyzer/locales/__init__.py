@@ -9,10 +9,11 @@ An id a language lacks falls back to English, so nothing is ever lost.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from analyzer.messages import STEP_LIST_SEPARATOR as STEP_LIST_SEPARATOR_EN
 from analyzer.messages import STEP_WORD as STEP_WORD_EN
 from analyzer.messages import (
     Message,
@@ -21,6 +22,8 @@ from analyzer.messages import (
     is_category_param,
     is_quote_param,
     is_share_param,
+    is_steps_param,
+    step_list,
 )
 from analyzer.messages import is_step_param as _is_step
 
@@ -60,6 +63,8 @@ def param_formatter(lang: str) -> Callable[[str, Param], str]:
             return ""
         if _is_step(name) and isinstance(value, int) and not isinstance(value, bool):
             return str(mod.STEP_WORD.format(n=value))
+        if is_steps_param(name):
+            return str(mod.STEPS_WORD.format(list=mod.STEP_LIST_SEPARATOR.join(str(s) for s in step_list(value))))
         if is_quote_param(name):
             return f"{mod.QUOTES[0]}{value}{mod.QUOTES[1]}"
         if is_category_param(name):
@@ -112,6 +117,13 @@ def step_word(n: int, lang: str) -> str:
     """``step 12`` in ``lang``."""
     mod = _module(lang)
     return (mod.STEP_WORD if mod is not None else STEP_WORD_EN).format(n=n)
+
+
+def step_list_text(steps: Sequence[int], lang: str) -> str:
+    """The numbers of a list of steps joined as ``lang`` writes a list (``3, 7, 12``; ``3、7、12``)."""
+    mod = _module(lang)
+    sep = mod.STEP_LIST_SEPARATOR if mod is not None else STEP_LIST_SEPARATOR_EN
+    return str(sep).join(str(int(s)) for s in steps)
 
 
 def rationale_text(structured: str | None, fallback: str | None, lang: str) -> str:

@@ -14,6 +14,12 @@ from analyzer.locales.zh_CN_import import IMPORT as IMPORT  # the built-in impor
 STEP_WORD = "步骤 {n}"
 """A step reference."""
 
+STEPS_WORD = "步骤 {list}"
+"""A list of step references."""
+
+STEP_LIST_SEPARATOR = "、"
+"""Between the numbers of a list of step references."""
+
 LOCATORS: dict[str, str] = {"file": "文件", "line": "该行", "line {n}": "第 {n} 行"}
 """Record locators (``where`` parameters)."""
 
@@ -69,6 +75,7 @@ RATIONALE: dict[str, str] = {
     "empty": "{step} 没有文本",
     "rank": "p={p}",
     "rank_runner_up": "p={p}，次优候选 {runner_step} p={runner_p}",
+    "uncertain": "不确定：没有哪个步骤明显突出（p={p}）；最可能的是{steps}",
     "agent_share": "责任智能体 {agent}，占候选概率的 {share}",
     "agent_actor": "责任智能体 {agent}，执行了本次运行 {share} 的操作",
     "agent_first_runner": "责任智能体 {agent}，第一个运行代码的智能体（{step}）",
@@ -218,6 +225,8 @@ REPORT: dict[str, str] = {
     "Step": "步骤",
     "source id": "来源 ID",
     "decisive": "决定性",
+    "candidate": "候选",
+    "uncertain: steps {steps}": "不确定：步骤 {steps}",
     "error": "错误",
     "Findings": "发现",
     "Score": "得分",

@@ -283,10 +283,10 @@ def test_structured_form_round_trips_and_renders_the_same_text() -> None:
 
 
 def test_every_template_uses_only_typed_placeholders() -> None:
-    allowed = {"step", "quote", "category", "body", "tail", "tool", "value", "p", "n", "agent", "share"}
+    allowed = {"step", "steps", "quote", "category", "body", "tail", "tool", "value", "p", "n", "agent", "share"}
     for mid, template in RATIONALE_MESSAGES.items():
         for name in re.findall(r"{(\w+)}", template):
-            assert name in allowed or name.endswith(("_step", "_quote", "_p")), (mid, name)
+            assert name in allowed or name.endswith(("_step", "_steps", "_quote", "_p")), (mid, name)
 
 
 # -- every failed run of the sample traces ------------------------------------------------------

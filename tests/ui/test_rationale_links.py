@@ -85,9 +85,14 @@ def test_clicking_a_step_in_the_rationale_selects_it(analysed, failed_id, qtbot)
     assert " ".join(row["rationale"].split()) in " ".join(text.split())  # same text as the CSV
     ARTIFACTS.mkdir(exist_ok=True)
     w.inspector.grab().save(str(ARTIFACTS / "inspector_rationale.png"))
-    # the rationale's step links read "step N" (the decisive-step row's link is just the number)
-    links = [x for x in _links(browser) if x[3].startswith("step ") and x[2].startswith("step:")]
+    # the rationale's step links read "step N", or N in a list of steps ("steps 4, 2, 15"); other rows'
+    # links (the decisive step, the candidates) are outside the rationale's text
+    start = text.find(row["rationale"][:40])
+    assert start >= 0
+    links = [x for x in _links(browser) if start <= x[0] < start + len(row["rationale"]) and x[2].startswith("step:")]
+    assert all(t in (f"step {h.split(':')[1]}", h.split(":")[1]) for _, _, h, t in links)
     assert {int(h.split(":")[1]) for _, _, h, _ in links} == set(r.steps())
+    links = [x for x in links if x[3].startswith("step ")]
     target = next(x for x in links if int(x[2].split(":")[1]) != row["decisive_step"])
     step = int(target[2].split(":")[1])
     assert target[3] == f"step {step}"
@@ -116,4 +121,4 @@ def test_chinese_rationale_templates_keep_their_placeholders() -> None:
         src, tr = msg.findtext("source") or "", msg.findtext("translation") or ""
         seen[src] = tr
         assert sorted(re.findall(r"{\w+}", src)) == sorted(re.findall(r"{\w+}", tr)), (src, tr)
-    assert set(RATIONALE_MESSAGES.values()) | {"step {n}"} == set(seen)
+    assert set(RATIONALE_MESSAGES.values()) | {"step {n}", "steps {list}", ", "} == set(seen)

@@ -1248,6 +1248,14 @@ Empty: back to the rule's suggestion.</source>
         <translation>过期</translation>
     </message>
     <message>
+        <source>no step stands out; the candidates are marked in the transcript</source>
+        <translation>没有哪个步骤明显突出；候选步骤已在记录中标出</translation>
+    </message>
+    <message>
+        <source>uncertain: {steps}</source>
+        <translation>不确定：{steps}</translation>
+    </message>
+    <message>
         <source>Decisive step</source>
         <translation>决定性步骤</translation>
     </message>
@@ -2454,6 +2462,10 @@ Empty: back to the rule's suggestion.</source>
         <translation>p={p}，次优候选 {runner_step} p={runner_p}</translation>
     </message>
     <message>
+        <source>uncertain: no step stands out (p={p}); the likeliest are {steps}</source>
+        <translation>不确定：没有哪个步骤明显突出（p={p}）；最可能的是{steps}</translation>
+    </message>
+    <message>
         <source>responsible agent {agent}, {share} of the candidate mass</source>
         <translation>责任智能体 {agent}，占候选概率的 {share}</translation>
     </message>
@@ -2496,6 +2508,14 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>step {n}</source>
         <translation>步骤 {n}</translation>
+    </message>
+    <message>
+        <source>steps {list}</source>
+        <translation>步骤 {list}</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
     </message>
 </context>
 <context>
@@ -2562,6 +2582,10 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>error</source>
         <translation>错误</translation>
+    </message>
+    <message>
+        <source>uncertain</source>
+        <translation>不确定</translation>
     </message>
     <message>
         <source>decisive</source>
@@ -2688,8 +2712,8 @@ Empty: back to the rule's suggestion.</source>
         <translation>决定性步骤</translation>
     </message>
     <message>
-        <source>Predicted decisive step (0-based)</source>
-        <translation>预测的决定性步骤（从 0 开始）</translation>
+        <source>Predicted decisive step (0-based); “? a, b, c”: uncertain, no step stands out (the likeliest steps, best first)</source>
+        <translation>预测的决定性步骤（从 0 开始）；“？a, b, c”：不确定，没有哪个步骤明显突出（最可能的步骤，最可能的在前）</translation>
     </message>
     <message>
         <source>Category</source>
@@ -2716,6 +2740,10 @@ Empty: back to the rule's suggestion.</source>
         <translation>“过期”：由旧的分析版本分析（排序器、检测器或评审模型已变化）；分析 ▸ 刷新过期分析</translation>
     </message>
     <message>
+        <source>? {steps}</source>
+        <translation>？{steps}</translation>
+    </message>
+    <message>
         <source>Tags</source>
         <translation>标签</translation>
     </message>
@@ -2730,6 +2758,10 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>Analyst review status</source>
         <translation>分析员审阅状态</translation>
+    </message>
+    <message>
+        <source>Uncertain: no step stands out; the likeliest are {steps}, best first</source>
+        <translation>不确定：没有哪个步骤明显突出；最可能的是{steps}，最可能的在前</translation>
     </message>
     <message>
         <source>stale</source>
@@ -2995,6 +3027,10 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>{n} more lines</source>
         <translation>还有 {n} 行</translation>
+    </message>
+    <message>
+        <source>Candidate #{n}: the ranker is uncertain (no step stands out)</source>
+        <translation>候选 #{n}：排序器不确定（没有哪个步骤明显突出）</translation>
     </message>
     <message>
         <source>Decisive step (predicted)</source>
@@ -3592,6 +3628,10 @@ Analyst: {author}</source>
         <translation>得分 {s:.2f}</translation>
     </message>
     <message>
+        <source>uncertain: {steps}</source>
+        <translation>不确定：{steps}</translation>
+    </message>
+    <message>
         <source>decisive step</source>
         <translation>决定性步骤</translation>
     </message>
@@ -3800,6 +3840,10 @@ Open traces with File ▸ Open, or drop files and folders on the window.</source
     <message>
         <source>decisive step {step}</source>
         <translation>决定性步骤 {step}</translation>
+    </message>
+    <message>
+        <source>uncertain: {steps}</source>
+        <translation>不确定：{steps}</translation>
     </message>
     <message>
         <source>analyst: step {step}</source>

@@ -13,4 +13,6 @@ from analyzer.locales import zh_CN
 TRANSLATIONS: dict[str, str] = {
     **{f"Rationale|{RATIONALE_MESSAGES[k]}": v for k, v in zh_CN.RATIONALE.items()},
     "Rationale|step {n}": zh_CN.STEP_WORD,
+    "Rationale|steps {list}": zh_CN.STEPS_WORD,
+    "Rationale|, ": zh_CN.STEP_LIST_SEPARATOR,
 }

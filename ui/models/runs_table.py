@@ -22,8 +22,10 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor, QIcon, QPixmap
 
+from analyzer.analysis.result import uncertain_steps
 from ui.i18n.labels import category_description, category_title, outcome_label, status_label
-from ui.theme import CATEGORY_COLORS, OUTCOME_COLORS
+from ui.theme import CANDIDATE, CATEGORY_COLORS, OUTCOME_COLORS
+from ui.views.rationale_html import steps_text
 
 ELIDE_CHARS = 160
 """Display text longer than this is cut (the view elides further to the column width)."""
@@ -62,7 +64,8 @@ COLUMNS: tuple[Column, ...] = (
     Column("outcome", QT_TRANSLATE_NOOP("RunsTable", "Outcome"),
            QT_TRANSLATE_NOOP("RunsTable", "success, failure or unknown"), 74),
     Column("decisive_step", QT_TRANSLATE_NOOP("RunsTable", "Decisive"),
-           QT_TRANSLATE_NOOP("RunsTable", "Predicted decisive step (0-based)"), 70, numeric=True),
+           QT_TRANSLATE_NOOP("RunsTable", "Predicted decisive step (0-based); “? a, b, c”: uncertain, no step stands "
+                             "out (the likeliest steps, best first)"), 70, numeric=True),
     Column("category", QT_TRANSLATE_NOOP("RunsTable", "Category"),
            QT_TRANSLATE_NOOP("RunsTable", "Failure category of the decisive step"), 150),
     Column("tags", QT_TRANSLATE_NOOP("RunsTable", "Tags"),
@@ -125,6 +128,12 @@ class RunsTableModel(QAbstractTableModel):
         self._lists = {}
         self.endResetModel()
 
+    def _uncertain(self, row: int) -> list[int]:
+        """The likeliest steps of a run the ranker is uncertain of (empty when it is not)."""
+        if "decisive_uncertain" not in self._frame.columns:
+            return []
+        return uncertain_steps(self._values("decisive_uncertain")[row])
+
     def _values(self, key: str) -> list[Any]:
         vals = self._lists.get(key)
         if vals is None:
@@ -175,6 +184,15 @@ class RunsTableModel(QAbstractTableModel):
         if role == TRACE_ID_ROLE:
             return self.trace_id(row)
         value = self._values(col.key)[row]
+        unsure = self._uncertain(row) if col.key == "decisive_step" else []
+        if unsure and role == Qt.ItemDataRole.DisplayRole:  # the ranker does not know: its likeliest steps
+            return QCoreApplication.translate("RunsTable", "? {steps}").format(steps=", ".join(str(s) for s in unsure))
+        if unsure and role == Qt.ItemDataRole.ToolTipRole:
+            return QCoreApplication.translate(
+                "RunsTable", "Uncertain: no step stands out; the likeliest are {steps}, best first").format(
+                    steps=steps_text(unsure))
+        if unsure and role == Qt.ItemDataRole.ForegroundRole:
+            return QBrush(QColor(CANDIDATE))
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(col.key, value)
         if role == Qt.ItemDataRole.ToolTipRole:

@@ -13,6 +13,7 @@ from typing import Any
 import polars as pl
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
 
+from analyzer.analysis.result import uncertain_steps
 from analyzer.session import Session
 
 CARD_ROLE = Qt.ItemDataRole.UserRole + 10
@@ -50,7 +51,11 @@ class StepCard:
 
     Attributes:
         step: 0-based step index.
-        rank: 1 for the decisive step, 2 and 3 for the runner-up candidates, else None.
+        rank: 1 for the decisive step, 2 and 3 for the runner-up candidates, else None; in an
+            uncertain run, the step's place among the likeliest steps (1 first).
+        uncertain: The step is one of the likeliest steps of a run whose ranker does not know
+            (``decisive_uncertain``): it gets a lighter candidate mark, and no step the
+            DECISIVE badge.
         gold: The file labels this step as the decisive one.
         expanded: The card shows its full content.
         match: The step matches the transcript search.
@@ -75,6 +80,7 @@ class StepCard:
     drop: float | None = None
     findings: list[FindingMark] = field(default_factory=list)
     rank: int | None = None
+    uncertain: bool = False
     gold: bool = False
     chips: list[TagChip] = field(default_factory=list)
     analyst_decisive: bool = False
@@ -102,7 +108,8 @@ def parse_steps_list(text: Any) -> list[int]:
     return out
 
 
-_FINGERPRINT_COLUMNS = ("decisive_step", "category", "confidence", "top_steps", "value_estimator", "judge_model",
+_FINGERPRINT_COLUMNS = ("decisive_step", "decisive_uncertain", "category", "confidence", "top_steps", "value_estimator",
+                        "judge_model",
                         "n_findings", "min_value", "largest_drop", "tags", "analyst_status")
 
 
@@ -180,14 +187,18 @@ def build_cards(session: Session, trace_id: str) -> list[StepCard]:
                 FindingMark(str(r["category"]), float(r["score"] or 0.0), str(r["rationale"] or ""),
                             str(r["source"] or ""), int(r["finding"])))
     ranks: dict[int, int] = {}
+    unsure = uncertain_steps(run.get("decisive_uncertain"))
     top = parse_steps_list(run.get("top_steps"))
     decisive = run.get("decisive_step")
-    if decisive is not None:
-        ranks[int(str(decisive))] = 1
-    for i, s in enumerate(t for t in top if t not in ranks):
-        if i >= 2:
-            break
-        ranks[s] = i + 2
+    if unsure:  # no step stands out: the likeliest ones are candidates, none is decisive
+        ranks = {s: i + 1 for i, s in enumerate(unsure)}
+    else:
+        if decisive is not None:
+            ranks[int(str(decisive))] = 1
+        for i, s in enumerate(t for t in top if t not in ranks):
+            if i >= 2:
+                break
+            ranks[s] = i + 2
     gold = run.get("gold_decisive_step")
     tagged = step_tags(run_annotations(session, trace_id))
     cols = ["step", "agent", "role", "kind", "text", "tool_name", "tool_args", "is_error", "error_text",
@@ -202,7 +213,7 @@ def build_cards(session: Session, trace_id: str) -> list[StepCard]:
             step=s, agent=r[1] or "", role=r[2] or "", kind=r[3] or "", text=r[4] or "",
             tool_name=r[5], tool_args=r[6], is_error=bool(r[7]), error_text=r[8],
             tokens=(tin or 0) + (tout or 0) if (tin or tout) else None,
-            value=v, drop=d, findings=marks.get(s, []), rank=ranks.get(s),
+            value=v, drop=d, findings=marks.get(s, []), rank=ranks.get(s), uncertain=s in unsure,
             gold=gold is not None and int(str(gold)) == s,
             chips=chips, analyst_decisive=analyst_decisive, note=note))
     return cards

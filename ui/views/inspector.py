@@ -18,6 +18,7 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
+from analyzer.analysis.result import uncertain_steps
 from analyzer.session import Selection, Session
 from ui.bridge import SessionBridge
 from ui.i18n.labels import (
@@ -31,8 +32,8 @@ from ui.i18n.labels import (
 from ui.i18n.messages import finding_text, note_text
 from ui.models.runs_table import STALE_COLOR
 from ui.models.steps_list import parse_steps_list
-from ui.theme import CATEGORY_COLORS, DECISIVE, OUTCOME_COLORS, is_dark
-from ui.views.rationale_html import rationale_html
+from ui.theme import CANDIDATE, CATEGORY_COLORS, DECISIVE, OUTCOME_COLORS, is_dark
+from ui.views.rationale_html import rationale_html, steps_html
 
 _STEP_REF_RE = re.compile(r"(\bstep |步骤 )(\d+)\b")
 
@@ -223,7 +224,15 @@ class InspectorPane(QWidget):
                 out.append(self._row(self.tr("Stale"), f"<span style='color:{STALE_COLOR}'><b>{_e(badge)}</b></span> {_e(why)}"))
             if r.get("decisive_step") is not None:
                 ds = int(r["decisive_step"])
-                out.append(self._row(self.tr("Decisive step"), f"<a href='step:{ds}'><b>{ds}</b></a>"))
+                unsure = uncertain_steps(r.get("decisive_uncertain"))
+                if unsure:  # the ranker does not know: the likeliest steps instead of one
+                    why = self.tr("no step stands out; the candidates are marked in the transcript")
+                    head, _, tail = self.tr("uncertain: {steps}").partition("{steps}")
+                    out.append(self._row(self.tr("Decisive step"),
+                                         f"<b style='color:{CANDIDATE}'>{_e(head)}</b>{steps_html(unsure)}{_e(tail)} "
+                                         f"<span class='muted'>({_e(why)})</span>"))
+                else:
+                    out.append(self._row(self.tr("Decisive step"), f"<a href='step:{ds}'><b>{ds}</b></a>"))
                 if r.get("decisive_agent"):
                     out.append(self._row(self.tr("Responsible agent"), _e(r["decisive_agent"])))
                 if r.get("drop_note"):

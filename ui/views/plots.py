@@ -24,6 +24,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QCursor, QFont, QPalette
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
+from analyzer.analysis.result import uncertain_steps
 from analyzer.insights.chains import CausalChain, causal_chain
 from analyzer.session import Selection, Session
 from ui.bridge import SessionBridge
@@ -253,12 +254,21 @@ class RunPlots(QWidget):
             self.value_plot.addItem(pg.ScatterPlotItem(x=fx, y=np.full(len(fx), 1.04), symbol="t", size=10,
                                                        pen=pg.mkPen(QColor(0, 0, 0, 90)), brush=brushes))
         decisive = run.get("decisive_step")
-        if decisive is not None:
+        unsure = uncertain_steps(run.get("decisive_uncertain"))
+        if unsure:  # the ranker does not know: a light dashed line at each of the likeliest steps
+            for i, s in enumerate(unsure):
+                line = pg.InfiniteLine(pos=float(s), angle=90, movable=False, pen=_pen(CANDIDATE, 1.3, Qt.PenStyle.DashLine),
+                                       label=self.tr("uncertain") if i == 0 else None,
+                                       labelOpts={"position": 0.42, "color": QColor(CANDIDATE),
+                                                  "fill": pg.mkBrush(255, 255, 255, 0)})
+                self.value_plot.addItem(line, ignoreBounds=True)
+        elif decisive is not None:
             line = pg.InfiniteLine(pos=float(decisive), angle=90, movable=False, pen=_pen(DECISIVE, 1.6, Qt.PenStyle.DashLine),
                                    label=self.tr("decisive"), labelOpts={"position": 0.42, "color": QColor(DECISIVE),
                                                                           "fill": pg.mkBrush(255, 255, 255, 0)})
             self.value_plot.addItem(line, ignoreBounds=True)
-        for i, s in enumerate(t for t in parse_steps_list(run.get("top_steps")) if t != decisive):
+        runners = [] if unsure else [t for t in parse_steps_list(run.get("top_steps")) if t != decisive]
+        for i, s in enumerate(runners):
             if i >= 2:
                 break
             self.value_plot.addItem(pg.InfiniteLine(pos=float(s), angle=90, movable=False,

@@ -6,14 +6,14 @@ and the reports show) and as message ids plus parameters (``rationale_json``, se
 translator (context ``Rationale``; translations in ``ui/i18n/zh_CN_rationale.py``) and falls
 back to the English text when the structured form is missing or from a newer version.
 
-In the HTML form every step reference is ``<a href='step:N'>step N</a>`` and every piece of
-trace text (quotes, tool and agent names) is escaped.
+In the HTML form every step reference is ``<a href='step:N'>step N</a>`` (in a list of steps,
+each number is a link) and every piece of trace text (quotes, tool and agent names) is escaped.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
@@ -25,6 +25,8 @@ from analyzer.messages import (
     is_quote_param,
     is_share_param,
     is_step_param,
+    is_steps_param,
+    step_list,
 )
 from ui.i18n.labels import category_title
 
@@ -65,6 +67,7 @@ TEMPLATES: dict[str, str] = {
     "empty": QT_TRANSLATE_NOOP("Rationale", "{step} has no text"),
     "rank": QT_TRANSLATE_NOOP("Rationale", "p={p}"),
     "rank_runner_up": QT_TRANSLATE_NOOP("Rationale", "p={p}, runner-up {runner_step} p={runner_p}"),
+    "uncertain": QT_TRANSLATE_NOOP("Rationale", "uncertain: no step stands out (p={p}); the likeliest are {steps}"),
     "agent_share": QT_TRANSLATE_NOOP("Rationale", "responsible agent {agent}, {share} of the candidate mass"),
     "agent_actor": QT_TRANSLATE_NOOP("Rationale", "responsible agent {agent}, which made {share} of the run's actions"),
     "agent_first_runner": QT_TRANSLATE_NOOP("Rationale", "responsible agent {agent}, the first to run code ({step})"),
@@ -80,10 +83,24 @@ TEMPLATES: dict[str, str] = {
 ``analyzer.attribution.rationale.RATIONALE_MESSAGES`` by a test)."""
 
 _STEP = QT_TRANSLATE_NOOP("Rationale", "step {n}")
+_STEPS = QT_TRANSLATE_NOOP("Rationale", "steps {list}")
+_LIST_SEPARATOR = QT_TRANSLATE_NOOP("Rationale", ", ")
 
 
 def _tr(source: str) -> str:
     return QCoreApplication.translate(CONTEXT, source)
+
+
+def steps_text(steps: Sequence[int]) -> str:
+    """``steps 3, 7, 12`` in the current language."""
+    return _tr(_STEPS).format(list=_tr(_LIST_SEPARATOR).join(str(int(s)) for s in steps))
+
+
+def steps_html(steps: Sequence[int]) -> str:
+    """``steps 3, 7, 12`` in the current language, each number a ``step:N`` link."""
+    links = _tr(_LIST_SEPARATOR).join(f"<a href='step:{int(s)}'>{int(s)}</a>" for s in steps)
+    head, _, tail = _tr(_STEPS).partition("{list}")
+    return f"{html.escape(head)}{links}{html.escape(tail)}"
 
 
 def _plain_param(name: str, value: Param) -> str:
@@ -91,6 +108,8 @@ def _plain_param(name: str, value: Param) -> str:
         return ""
     if is_step_param(name) and isinstance(value, int) and not isinstance(value, bool):
         return _tr(_STEP).format(n=value)
+    if is_steps_param(name):
+        return steps_text(step_list(value))
     if is_quote_param(name):
         return f"“{value}”"
     if is_category_param(name):
@@ -103,6 +122,8 @@ def _plain_param(name: str, value: Param) -> str:
 def _html_param(name: str, value: Param) -> str:
     if is_step_param(name) and isinstance(value, int) and not isinstance(value, bool):
         return f"<a href='step:{value}'>{html.escape(_plain_param(name, value))}</a>"
+    if is_steps_param(name):
+        return steps_html(step_list(value))
     return html.escape(_plain_param(name, value), quote=True)
 
 

@@ -5,7 +5,8 @@ layout), so a 5,000-step run lays out quickly; only unfolded cards are measured 
 
 The analyst's categories and tags show as chips under the card's header; the analyst's
 decisive mark (key D) is a badge next to the ranker's "DECISIVE" badge and a violet bar in
-the gutter next to the ranker's red one.
+the gutter next to the ranker's red one. In a run the ranker is uncertain of, no step gets the
+DECISIVE badge: each of the likeliest steps gets an outlined "CANDIDATE n" badge and a light bar.
 """
 
 from __future__ import annotations
@@ -80,6 +81,10 @@ ANALYST_MARK = "#7B4FD0"
 
 TAG_COLOR = "#6E7681"
 """Colour of custom-tag chips."""
+
+UNCERTAIN_ALPHA = 0.45
+"""Opacity of the gutter bar of a candidate step in a run the ranker is uncertain of (lighter than a
+runner-up's)."""
 
 
 class StepCardDelegate(QStyledItemDelegate):
@@ -494,7 +499,9 @@ class StepCardDelegate(QStyledItemDelegate):
 
     def _badges(self, card: StepCard) -> list[tuple[str, QColor, bool]]:
         out: list[tuple[str, QColor, bool]] = []
-        if card.rank == 1:
+        if card.uncertain:  # one of the likeliest steps of a run the ranker is unsure of: outlined, lighter
+            out.append((self._tr_candidate.format(n=card.rank), QColor(CANDIDATE), False))
+        elif card.rank == 1:
             out.append((self._tr_decisive, QColor(DECISIVE), True))
         elif card.rank in (2, 3):
             out.append((self._tr_candidate.format(n=card.rank), QColor(CANDIDATE), True))
@@ -539,7 +546,13 @@ class StepCardDelegate(QStyledItemDelegate):
 
     def _paint_gutter(self, painter: QPainter, rect: QRect, card: StepCard, lay: dict[str, Any]) -> None:
         top = rect.top() + 3
-        if card.rank == 1:
+        if card.uncertain:
+            light = QColor(CANDIDATE)
+            light.setAlphaF(UNCERTAIN_ALPHA)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(light)
+            painter.drawRoundedRect(QRectF(rect.left() + 3, top + 2, 4, lay["height"] - 4), 2, 2)
+        elif card.rank == 1:
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(DECISIVE))
             painter.drawRoundedRect(QRectF(rect.left() + 3, top + 2, 4, lay["height"] - 4), 2, 2)
@@ -586,7 +599,9 @@ class StepCardDelegate(QStyledItemDelegate):
                 return True
         if pos.x() - option.rect.left() < GUTTER:
             lines = []
-            if card.rank == 1:
+            if card.uncertain:
+                lines.append(self.tr("Candidate #{n}: the ranker is uncertain (no step stands out)").format(n=card.rank))
+            elif card.rank == 1:
                 lines.append(self.tr("Decisive step (predicted)"))
             elif card.rank in (2, 3):
                 lines.append(self.tr("Candidate decisive step #{n}").format(n=card.rank))

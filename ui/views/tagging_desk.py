@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from analyzer.analysis.result import uncertain_steps
 from analyzer.export.palette import text_color_on
 from analyzer.taxonomy import BY_ID, CATEGORIES, CATEGORY_IDS
 from analyzer.workspace import Agreement, judge_analyst_agreement
@@ -43,7 +44,7 @@ from ui.i18n.labels import category_title, kind_label, outcome_label
 from ui.i18n.messages import finding_text
 from ui.models.runs_table import swatch
 from ui.theme import CATEGORY_COLORS, is_dark, mix
-from ui.views.rationale_html import rationale_text
+from ui.views.rationale_html import rationale_text, steps_text
 
 EXCERPT_CHARS = 1200
 
@@ -444,7 +445,10 @@ class TaggingDesk(QWidget):
             meta.append(outcome_label(str(run["outcome"])))
         if s.score is not None:
             meta.append(self.tr("score {s:.2f}").format(s=float(s.score)))
-        if s.source == DECISIVE_SOURCE:
+        unsure = uncertain_steps(run.get("decisive_uncertain")) if s.finding is None else []
+        if unsure:  # the ranker does not know: this is only the likeliest of a few
+            meta.append(self.tr("uncertain: {steps}").format(steps=steps_text(unsure)))
+        elif s.source == DECISIVE_SOURCE:
             meta.append(self.tr("decisive step"))
         elif s.source:
             meta.append(s.source)

@@ -2,7 +2,8 @@
 
 One QListView with a painting delegate (no widget per step), so a 5,000-step run scrolls
 smoothly. Findings appear as coloured dots in the gutter, the decisive step and the
-runner-up candidates are marked, long content folds behind "show more". Search within the
+runner-up candidates are marked (in a run the ranker is uncertain of, the header says
+"uncertain: steps a, b, c" and those steps are marked as candidates), long content folds behind "show more". Search within the
 run; J/K move between steps and N/P between findings (shortcuts live on the main window).
 """
 
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from analyzer.analysis.result import uncertain_steps
 from analyzer.insights.chains import run_chain
 from analyzer.session import Selection, Session
 from ui.bridge import SessionBridge
@@ -38,8 +40,9 @@ from ui.models.steps_list import (
     run_annotations,
     search_steps,
 )
-from ui.theme import CATEGORY_COLORS, OUTCOME_COLORS
+from ui.theme import CANDIDATE, CATEGORY_COLORS, OUTCOME_COLORS
 from ui.views.chain_overlay import ChainOverlay
+from ui.views.rationale_html import steps_text
 from ui.views.step_delegate import ANALYST_MARK, FOLD_LINES, StepCardDelegate
 
 FOLDED_CHARS = 300
@@ -228,10 +231,14 @@ class TranscriptView(QWidget):
         parts.append(f"<span style='color:{OUTCOME_COLORS.get(outcome, '#8A8F98')}'><b>"
                      f"{html.escape(outcome_label(outcome))}</b></span>")
         parts.append(html.escape(self.tr("{n} steps").format(n=row.get("n_steps") or 0)))
+        unsure = uncertain_steps(row.get("decisive_uncertain"))
         if row.get("decisive_step") is not None:
             cat = row.get("category")
             color = CATEGORY_COLORS.get(str(cat), "#8A8F98")
             text = self.tr("decisive step {step}").format(step=row["decisive_step"])
+            if unsure:  # the ranker does not know: the likeliest steps, not one decisive step
+                label = self.tr("uncertain: {steps}").format(steps=steps_text(unsure))
+                text = f"<span style='color:{CANDIDATE}'><b>{html.escape(label)}</b></span>"
             if cat:
                 text += f" · <span style='color:{color}'>■</span> {html.escape(category_title(str(cat)))}"
             parts.append(text)
