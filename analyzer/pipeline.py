@@ -19,6 +19,7 @@ import numpy as np
 import polars as pl
 
 from analyzer.analysis.result import AnalysisResult, RunAnalysis, uncertain_cell
+from analyzer.attribution.active import label_priority
 from analyzer.attribution.attribute import Attribution, attribute, choose_category
 from analyzer.attribution.features import step_features
 from analyzer.attribution.hazards import step_evidence
@@ -350,6 +351,8 @@ def _assemble(
         "top_steps": ",".join(str(c.step) for c in top) or None,
         "top_scores": ",".join(f"{c.probability:.3f}" for c in top) or None,
         "decisive_uncertain": uncertain_cell(att.uncertain_steps) if att is not None else None,
+        "label_priority": round(label_priority(att.probs), 6) if att is not None and att.decisive_step is not None
+        else None,
         "rationale": att.rationale if att is not None else fallback.render(),
         "rationale_json": explanation.to_json() if explanation is not None else None,
         "min_value": min(values) if values else None,

@@ -29,6 +29,9 @@ RUN_COLUMNS: tuple[ColumnSpec, ...] = (
                "probability is below the fitted threshold, ``uncertain_below`` in the ranker params): the "
                "likeliest steps, best first, ';'-separated, shown as \"uncertain: steps a, b, c\" instead of one "
                "decisive step; null when the answer is certain."),
+    ColumnSpec("label_priority", pl.Float64, "How much the analyst's label of this run would teach the ranker: "
+               "the entropy of its step distribution over log(n steps), 0 (one step holds all the mass) to 1 "
+               "(uniform); the review queue offers the highest first. Null without a decisive step."),
     ColumnSpec("rationale", pl.Utf8, "Why this step: what went wrong in the taxonomy's terms, with verbatim quotes "
                "of the evidence and the steps they come from (English)."),
     ColumnSpec("rationale_json", pl.Utf8, "The rationale as message ids plus parameters (JSON, see "

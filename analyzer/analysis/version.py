@@ -28,7 +28,8 @@ matched temperature on runs with tool output (``Ranker.confidence_temperature``)
 stored before it carry the old confidence and are stale; 3 no longer reads a category from the
 words of a step that logs the model's prompt, and quotes what differs between such prompts;
 4 stores ``decisive_uncertain`` and says "uncertain: …" in the rationale of a run whose decisive
-step's probability is below the params' ``uncertain_below`` (results stored before it lack both)."""
+step's probability is below the params' ``uncertain_below``, and stores ``label_priority`` (the
+review queue's order); results stored before it lack them."""
 
 _HASH_CHARS = 8
 

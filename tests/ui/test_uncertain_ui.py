@@ -1,4 +1,5 @@
-"""A run the ranker is uncertain of reads "uncertain: steps a, b, c" everywhere."""
+"""A run the ranker is uncertain of reads "uncertain: steps a, b, c" everywhere, and the review
+queue offers the most uncertain runs first (active learning)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from PySide6.QtCore import Qt
 from tagging_helpers import clear_messages, write_runs
 
 from analyzer.analysis.result import AnalysisResult, RunAnalysis
+from analyzer.attribution.active import label_priority
 from analyzer.attribution.rationale import Rationale, ranking_tail
 from analyzer.messages import Message
 from analyzer.schema.findings import Finding
@@ -49,6 +51,7 @@ def _result(traces: pl.DataFrame) -> AnalysisResult:
                  "top_steps": ",".join(str(k) for k in order[:3]),
                  "top_scores": ",".join(f"{probs[k]:.3f}" for k in order[:3]),
                  "decisive_uncertain": ";".join(str(k) for k in unsure) or None,
+                 "label_priority": label_priority(probs),
                  "rationale": why.render(), "rationale_json": why.to_json(), "value_estimator": "cheap",
                  "n_findings": 1},
             steps=[{"trace_id": tid, "step": s, "value": 1.0 - 0.1 * s, "drop": 0.1 if s else 0.0,
@@ -162,3 +165,23 @@ def test_each_likely_step_of_the_uncertain_rationale_is_a_link(app: Any) -> None
     h = rationale_html(r.to_json(), r.render())
     assert ("the likeliest are steps <a href='step:2'>2</a>, <a href='step:4'>4</a>, <a href='step:1'>1</a>") in h
 
+
+def test_the_review_queue_offers_the_most_uncertain_run_first(window: Any, qtbot: Any) -> None:
+    w = window
+    desk = w.tagging.desk
+    desk.rebuild()
+    assert desk.informative.isChecked()  # on by default, and it says why
+    assert "least sure" in desk.informative.toolTip() and desk.informative.text() == "Most informative first"
+    natives = dict(zip(w.session.traces["trace_id"].to_list(), w.session.traces["native_id"].to_list(), strict=True))
+    decisive = [natives[s.trace_id] for s in desk.queue if s.finding is None]
+    # flattest first; run-001 and run-005 are equally sure: they keep the table's order
+    table = [natives[t] for t in w.session.filtered_runs()["trace_id"].to_list() if natives[t] in DISTRIBUTIONS]
+    sure_pair = [n for n in table if n in ("run-001", "run-005")]
+    assert decisive == ["run-002", "run-004", *sure_pair]
+    assert desk.current is not None and natives[desk.current.trace_id] == "run-002"
+    w.tagging.show_desk()
+    qtbot.waitUntil(lambda: "uncertain: steps 2, 4, 1" in desk.card.toPlainText(), timeout=5000)
+    ARTIFACTS.mkdir(exist_ok=True)
+    w.grab().save(str(ARTIFACTS / "uncertain_review_queue.png"))
+    desk.informative.setChecked(False)  # the runs table's order again
+    assert [natives[s.trace_id] for s in desk.queue if s.finding is None] == table

@@ -3492,6 +3492,14 @@ Analyst: {author}</source>
         <translation>仅决定性步骤</translation>
     </message>
     <message>
+        <source>Most informative first</source>
+        <translation>信息量最大的优先</translation>
+    </message>
+    <message>
+        <source>Runs whose decisive step the ranker is least sure of come first (its probabilities spread over many steps): labelling them teaches the adapted ranker most. Off: the runs table's order.</source>
+        <translation>排序器最没有把握的运行排在前面（其概率分散在许多步骤上）：标注它们对适配排序器的帮助最大。关闭时按运行表的顺序。</translation>
+    </message>
+    <message>
         <source>Back</source>
         <translation>返回</translation>
     </message>

@@ -196,6 +196,10 @@ TRANSLATIONS: dict[str, str] = {
         "新增 {added} 条，更新 {updated} 条，{same} 条已存在。{conflicts} 个冲突，跳过 {errors} 行。",
     "{done} of {n} reviewed": "已审阅 {done} / {n}",
     "{path}\nAnalyst: {author}": "{path}\n分析员：{author}",
+    "Most informative first": "信息量最大的优先",
+    "Runs whose decisive step the ranker is least sure of come first (its probabilities spread over many steps): "
+    "labelling them teaches the adapted ranker most. Off: the runs table's order.":
+        "排序器最没有把握的运行排在前面（其概率分散在许多步骤上）：标注它们对适配排序器的帮助最大。关闭时按运行表的顺序。",
     "κ": "κ",
     "— no category —": "— 无类别 —",
     "⚠ Not saved": "⚠ 未保存",

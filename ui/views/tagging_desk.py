@@ -1,9 +1,12 @@
 """Tagging desk: a review queue over the judge's suggestions and judge-vs-analyst agreement.
 
 The queue walks, run by run in the order of the runs table (so the filter chooses the
-scope), each run's suggested decisive step and then its suggested findings. ``A`` accepts,
-``R`` rejects, ``1``-``9``/``0`` relabel with another category, ``D`` makes the step the
-run's decisive step, ``S`` or → skips, ← goes back. Each decision is one workspace action.
+scope), each run's suggested decisive step and then its suggested findings. With "Most
+informative first" (on by default) the runs whose decisive step the ranker is least sure of
+come first (:func:`analyzer.attribution.active.review_order`: the entropy of the run's step
+distribution), since their labels teach the adapted ranker most; ties keep the table's order.
+``A`` accepts, ``R`` rejects, ``1``-``9``/``0`` relabel with another category, ``D`` makes the
+step the run's decisive step, ``S`` or → skips, ← goes back. Each decision is one workspace action.
 The agreement panel shows Cohen's kappa overall and per category and the confusion matrix
 for the runs the analyst reviewed.
 """
@@ -37,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from analyzer.analysis.result import uncertain_steps
+from analyzer.attribution.active import review_order
 from analyzer.export.palette import text_color_on
 from analyzer.taxonomy import BY_ID, CATEGORIES, CATEGORY_IDS
 from analyzer.workspace import Agreement, judge_analyst_agreement
@@ -128,6 +132,23 @@ def build_queue(runs: pl.DataFrame, findings: pl.DataFrame, order: str = "decisi
     return [s for _k, s in items]
 
 
+def informative_first(runs: pl.DataFrame) -> pl.DataFrame:
+    """The runs reordered most informative first (active learning), ties in their order.
+
+    Args:
+        runs: Runs view rows in the table's order, with the analysis's ``label_priority``
+            (:func:`analyzer.attribution.active.label_priority`); runs without one (not
+            analysed, succeeded, or analysed by an older version) come last, in their order.
+
+    Returns:
+        The same rows in :func:`~analyzer.attribution.active.review_order`.
+    """
+    if runs.height < 2 or "label_priority" not in runs.columns:
+        return runs
+    rows = review_order(enumerate(runs["label_priority"].to_list()))
+    return runs[rows]
+
+
 def review_states(annotations: pl.DataFrame, author: str) -> dict[tuple[str, int], tuple[str, str | None]]:
     """(run, step) -> (status, category) of one author's step annotations."""
     if annotations.height == 0:
@@ -188,6 +209,14 @@ class TaggingDesk(QWidget):
                            ("by_run", self.tr("Run by run")), ("decisive_only", self.tr("Decisive steps only"))):
             self.order_box.addItem(label, key)
         self.order_box.activated.connect(lambda _i: self.rebuild())
+        self.informative = QCheckBox(self.tr("Most informative first"), self)
+        self.informative.setObjectName("informativeFirst")
+        self.informative.setToolTip(self.tr(
+            "Runs whose decisive step the ranker is least sure of come first (its probabilities spread "
+            "over many steps): labelling them teaches the adapted ranker most. Off: the runs table's order."))
+        self.informative.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.informative.setChecked(True)
+        self.informative.toggled.connect(lambda _on: self.rebuild())
         self.progress_label = QLabel(self)
         self.progress_label.setObjectName("queueProgress")
         f = self.progress_label.font()
@@ -246,6 +275,7 @@ class TaggingDesk(QWidget):
         head = QHBoxLayout()
         head.addWidget(title)
         head.addWidget(self.scope_label, 1)
+        head.addWidget(self.informative)  # here, not with the options below: that row would widen the desk
         opts = QHBoxLayout()
         opts.addWidget(self.order_box)
         opts.addWidget(self.failed_only)
@@ -363,6 +393,8 @@ class TaggingDesk(QWidget):
         cur = self.current
         runs = self.session.filtered_runs()
         queued = runs.filter(pl.col("outcome").fill_null("unknown") != "success") if self.failed_only.isChecked() else runs
+        if self.informative.isChecked():
+            queued = informative_first(queued)
         self.queue = build_queue(queued, self.session.analysis.findings, str(self.order_box.currentData()))
         self._states = review_states(self.session.annotations, self._author())
         self.position = self.queue.index(cur) if cur in self.queue else self._first_pending()
