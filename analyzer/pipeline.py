@@ -11,7 +11,7 @@ anything looks at it. It may know the run's outcome.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -107,8 +107,13 @@ def prepare_run(
     embedder: Any = None,
     detectors: Sequence[str] | None = None,
     settings: dict[str, Any] | None = None,
+    evidence_weights: Mapping[str, float] | None = None,
 ) -> RunSignals:
-    """Embeddings, steps-phase detectors and features of one (blinded) run."""
+    """Embeddings, steps-phase detectors and features of one (blinded) run.
+
+    ``evidence_weights`` weigh the evidence column (the ranker params' ``evidence_classes``);
+    None: the shipped ranker's.
+    """
     errors: list[str] = []
     step_emb: np.ndarray | None = None
     task_emb: np.ndarray | None = None
@@ -126,7 +131,8 @@ def prepare_run(
     )
     det = run_detectors(trajectory, ctx, host, only=detectors, phase=STEPS_PHASE)
     errors.extend(det.errors)
-    feats = step_features(trajectory, det.findings, step_emb)
+    weights = Ranker.shipped().params.evidence_classes if evidence_weights is None else evidence_weights
+    feats = step_features(trajectory, det.findings, step_emb, task_emb, weights)
     return RunSignals(det.findings, errors, alignment, step_emb, task_emb, feats)
 
 
@@ -236,7 +242,8 @@ def analyze_run(
     settings: dict[str, Any] = {}
     if opts.judge_in_detectors and judge.judge is not None and failed_or_unknown:
         settings["judge"] = judge.judge
-    sig = prepare_run(traj, host, embedder=embedder, detectors=opts.detectors, settings=settings)
+    sig = prepare_run(traj, host, embedder=embedder, detectors=opts.detectors, settings=settings,
+                      evidence_weights=ranker.params.evidence_classes)
     errors = list(sig.errors)
     findings = list(sig.findings)
     n = len(traj.steps)

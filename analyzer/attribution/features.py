@@ -8,7 +8,8 @@ the gold labels.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,11 +29,13 @@ from analyzer.detection.text import (
     is_acting,
     is_decision,
     is_empty_output,
+    is_handoff,
     is_input,
     is_observation,
     is_termination_only,
     list_items,
     next_observation,
+    runs_code,
     significant_numbers,
     source_decision,
     strip_code,
@@ -58,6 +61,10 @@ FEATURE_NAMES: tuple[str, ...] = (
     # structure that held leave-one-dataset-out (see TRANSFER_FEATURES)
     "decision_rel", "handoff", "top_actor", "top_actor_first_turn", "top_actor_second_turn",
     "top_actor_first_act", "len_z", "next_similarity_z",
+    # content, normalised within the run (see CONTENT_FEATURES)
+    "task_sim_z", "next_obs_task_sim_z",
+    # the first step that runs something (a tool call, an action, runnable code; not a handoff)
+    "first_run",
 )
 """Names of the feature columns, in order (also stored in the fitted params file).
 
@@ -66,16 +73,10 @@ agent-fault finding on a decision step, strongest finding next to it, number of 
 rather than one weight per category: the development set shows some categories rarely, and
 a per-category weight fitted on a handful of cases would not carry over to other systems.
 
-``evidence`` is the detector-evidence prior (strongest finding on the step; full weight for
-the first finding of its category on the kind of step it is about: an agent decision for
-agent faults, tool/environment output for environment failures; half otherwise). A finding
-that follows a cause finding of the same run (:data:`CAUSE_CATEGORIES`) counts less: it most
-likely shows the cause's consequence (:func:`evidence_class_weight`). It is not fitted:
-the ranker adds it with a fixed weight (see :mod:`analyzer.attribution.ranker`).
-
-Embedding alignment reaches the ranker through the goal-drift and evidence-gap findings;
-as direct features (centred cosine, change from the previous decision) it lowered the
-cross-validated step@1 on the development set (37% vs 43%), so it is not a column here.
+``evidence`` is the detector-evidence prior (strongest finding on the step, weighted by the
+params' ``evidence_classes``: :func:`evidence_parts`, :func:`evidence_column`). It is not fitted:
+the ranker adds it with a weight the nested selection chooses (see
+:mod:`analyzer.attribution.ranker`).
 
 The last columns describe roles inferred from behaviour, not from names: the **top actor** is
 the agent whose decisions act most (code blocks, tool calls, ``<action>``/``Action:`` sections;
@@ -90,69 +91,113 @@ step, 0 without an embedder), so they do not depend on one system's verbosity.
 
 ROLE_FEATURES: tuple[str, ...] = (
     "decision_rel", "handoff", "top_actor", "top_actor_first_turn", "top_actor_second_turn",
-    "top_actor_first_act", "len_z", "next_similarity_z",
+    "top_actor_first_act", "len_z", "next_similarity_z", "task_sim_z", "next_obs_task_sim_z", "first_run",
 )
 """The behaviour-inferred role and within-run normalised columns (:func:`role_features`)."""
+
+CONTENT_FEATURES: tuple[str, ...] = (
+    "decision", "acting", "first_error_source", "next_obs_error", "empty_result_follows", "prev_obs_error",
+    "assume", "verify", "done", "retrieval_claim", "revision", "new_numbers_prose_log", "new_entities_log",
+    "code_new_numbers", "finding_near", "len_z", "next_similarity_z", "task_sim_z", "next_obs_task_sim_z",
+)
+"""Columns that read what a step says and what follows it, never where it stands: its output errs
+or is empty, it claims, assumes or revises, it brings numbers and names no observation gave, a
+finding lies next to it, and how close it (and the output it gets back) keeps to the task
+(``task_sim_z``, ``next_obs_task_sim_z``: embedding cosine to the task, z-scored within the run;
+0 without an embedder). One of the candidate feature sets of the nested selection
+(:mod:`analyzer.evaluation.selection`)."""
 
 TRANSFER_FEATURES: tuple[str, ...] = (
     "decision", "agent_first_turn", "decision_rel", "top_actor_first_turn", "top_actor_second_turn",
     "first_error_source",
 )
-"""The features the shipped weights use. Each is structural (who acts, in what order, what
-follows an error) and kept its sign and use when fitted on two development sets and scored
-on the third (README, ablation table). ``top_actor_first_turn`` is not fitted there: it carries
-the fixed structural prior (:data:`analyzer.attribution.fit.TRANSFER_PRIOR`). The other columns
-are fitted only within one system:
-``trajscope eval --cv`` and the analyst's own labels (adaptation) free them.
+"""The structural columns (who acts, in what order, what follows an error): one of the candidate
+feature sets of the nested selection (:mod:`analyzer.evaluation.selection`).
+``top_actor_first_turn`` may instead carry a fixed structural prior, when the selection gives
+it one. The other columns of :data:`FEATURE_NAMES` are fitted only within one system
+(``trajscope eval --cv``) and by the analyst's own labels (adaptation)."""
 
-``next_obs_error`` (the decision's own output errs) was one of them until GAIA's tool outputs
-were read as observations. Its leave-one-dataset-out contribution was 0 on every set before and
-after; fitted with GAIA's errors its weight turned negative (a decision that visibly fails is
-rarely the decisive one) and pushed the planted tool failures of ``sample_traces/`` out of the
-top 3 (14 of 19). Without it no step figure moves and Who&When agent@1 gains a run (README)."""
+RULE_FEATURES: tuple[str, ...] = ("top_actor_first_act", "first_run")
+"""What two fixed rules say, as columns: the first action of the agent that acts most, and the
+first step that runs something. Added to :data:`TRANSFER_FEATURES` in one candidate feature set,
+so the fit can weigh them against the rest."""
 
 CAUSE_CATEGORIES: frozenset[str] = frozenset({Category.HALLUCINATION.value, Category.ERROR_ACCUMULATION.value})
 """Categories whose findings mark where an error enters a run: a value that no observation
-supports, or one that later steps build on. On all three development sets their strongest
-finding in a run lies on the labelled decisive step more often than chance (1.2 to 10 times).
-The other categories' findings (repeated actions, failed recoveries, environment failures,
-goal drift, false success claims) mark where a failure shows: no more often than chance."""
-
-SYMPTOM_EVIDENCE = 0.25
-"""Weight, in the ``evidence`` column, of a non-cause finding that comes after a cause
-finding of the same run (most likely its consequence), and of every goal-drift finding."""
+supports, or one that later steps build on. A finding of another category that comes after one
+of these is most likely its consequence (a *symptom*: :func:`evidence_parts`)."""
 
 LATE_CATEGORIES: frozenset[str] = frozenset({Category.GOAL_DRIFT.value})
-"""Categories whose findings always count as symptoms: goal drift is found where a fall in task
-alignment is already under way, and its strongest finding lay on the decisive step in 1 of 35
-development runs (chance: about 4)."""
+"""Categories whose findings are symptoms wherever they stand: goal drift is found where a fall in
+task alignment is already under way."""
 
 GROUNDED_ONLY: frozenset[str] = frozenset({Category.FALSE_SUCCESS.value})
-"""Categories whose findings count fully only where the trace itself shows the failure: a
-success claim after an error output the run has not resolved
-(:func:`~analyzer.detection.text.unresolved_error`). Without one, the claim is false only by
-the run's recorded outcome, and it counts as a symptom (:data:`SYMPTOM_EVIDENCE`). The
-strongest false-success finding of a run lies on the labelled decisive step less often than
-chance on Who&When and TracerTraj-Code (README); counted this way, Who&When's
-leave-one-dataset-out step@1 rose from 32.5% to 37.3%, GAIA's fell by one run, and the planted
-samples stayed at 16 of 19."""
+"""Categories whose findings are symptoms unless the trace itself shows the failure: a success
+claim after an error output the run has not resolved (:func:`~analyzer.detection.text.unresolved_error`)."""
 
-PLANNING_EVIDENCE = 0.5
-"""The same for a planning-error finding (the committing step) after a cause finding."""
+EVIDENCE_KEYS: tuple[str, ...] = ("repeat", "off_kind", "symptom")
+"""The weights of the detector-evidence column (``RankerParams.evidence_classes``): a finding that
+is not the first of its category in the run (``repeat``), one on a kind of step it is not about
+(``off_kind``: an agent fault on tool output, an environment failure on a decision), and a
+symptom (``symptom``: see :data:`CAUSE_CATEGORIES`, :data:`LATE_CATEGORIES`,
+:data:`GROUNDED_ONLY`). 1 makes no distinction; the values come from the params file, chosen by
+the nested selection (:mod:`analyzer.evaluation.selection`)."""
+
+PLAIN_EVIDENCE: dict[str, float] = dict.fromkeys(EVIDENCE_KEYS, 1.0)
+"""Evidence weights that make no distinction (every finding counts its score)."""
 
 
-def evidence_class_weight(category: str, after_cause: bool = False) -> float:
-    """Weight of a finding of ``category`` in the detector-evidence prior.
+@dataclass(frozen=True)
+class EvidencePart:
+    """One finding's place in the evidence column, before any weight.
 
-    Cause findings count fully. Goal drift (:data:`LATE_CATEGORIES`) counts as a symptom. The
-    others count fully, unless a cause finding came earlier in the run: then they are most
-    likely its consequence.
+    Attributes:
+        step: The step it points at.
+        score: Its score 0-1.
+        repeat: It is not the first finding of its category in the run.
+        off_kind: It lies on a kind of step it is not about.
+        symptom: It most likely shows an earlier cause's consequence.
     """
-    if category in LATE_CATEGORIES:
-        return SYMPTOM_EVIDENCE
-    if category in CAUSE_CATEGORIES or not after_cause:
-        return 1.0
-    return PLANNING_EVIDENCE if category == Category.PLANNING_ERROR.value else SYMPTOM_EVIDENCE
+
+    step: int
+    score: float
+    repeat: bool
+    off_kind: bool
+    symptom: bool
+
+
+def evidence_parts(trajectory: Trajectory, findings: Sequence[Finding]) -> list[EvidencePart]:
+    """What each steps-phase finding of a run says for the evidence column (no weights applied)."""
+    steps = trajectory.steps
+    n = len(steps)
+    live = [f for f in findings if f.source != "judge_category" and 0 <= f.step < n]
+    first_of: dict[str, int] = {}
+    for f in sorted(live, key=lambda f: f.step):
+        first_of.setdefault(str(f.category), f.step)
+    cause_at = min((first_of[c] for c in CAUSE_CATEGORIES if c in first_of), default=None)
+    out: list[EvidencePart] = []
+    for f in live:
+        cat = str(f.category)
+        env = f.category == Category.ENVIRONMENT_FAILURE
+        fits_kind = (not is_decision(steps[f.step])) if env else is_decision(steps[f.step])
+        symptom = cat in LATE_CATEGORIES or (cat not in CAUSE_CATEGORIES and cause_at is not None
+                                             and cause_at < f.step)
+        if cat in GROUNDED_ONLY and unresolved_error(steps, f.step) is None:
+            symptom = True
+        out.append(EvidencePart(f.step, float(f.score), first_of.get(cat) != f.step, not fits_kind, symptom))
+    return out
+
+
+def evidence_column(parts: Sequence[EvidencePart], n: int, weights: Mapping[str, float]) -> np.ndarray:
+    """The ``evidence`` column: per step, the strongest weighted finding (0 where none)."""
+    out = np.zeros(n)
+    w = {**PLAIN_EVIDENCE, **weights}
+    for p in parts:
+        v = p.score * (w["repeat"] if p.repeat else 1.0) * (w["off_kind"] if p.off_kind else 1.0)
+        v *= w["symptom"] if p.symptom else 1.0
+        if p.step < n:
+            out[p.step] = max(out[p.step], v)
+    return out
 
 
 def _within_z(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -165,7 +210,8 @@ def _within_z(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return out
 
 
-def role_features(trajectory: Trajectory, step_embeddings: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def role_features(trajectory: Trajectory, step_embeddings: np.ndarray | None = None,
+                  task_embedding: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """The behaviour-inferred role and within-run normalised columns of one run (see the module doc)."""
     steps = trajectory.steps
     n = len(steps)
@@ -201,6 +247,9 @@ def role_features(trajectory: Trajectory, step_embeddings: np.ndarray | None = N
             out["top_actor_first_turn"][i] = float(t == 0 and several)
             out["top_actor_second_turn"][i] = float(t == 1)
             out["top_actor_first_act"][i] = float(i == first_act)
+    runner = next((s.index for s in steps if runs_code(s) and not is_handoff(s)), None)
+    if runner is not None:
+        out["first_run"][runner] = 1.0
     out["len_z"] = _within_z(np.array([math.log1p(len(s.text)) for s in steps]), dec)
     if step_embeddings is not None and len(step_embeddings) == n and n > 1:
         e = np.asarray(step_embeddings, dtype=np.float64)
@@ -208,12 +257,23 @@ def role_features(trajectory: Trajectory, step_embeddings: np.ndarray | None = N
         for i in range(n - 1):  # cosine to the most similar later step (the step's content taken up)
             later[i] = float((e[i + 1:] @ e[i]).max())
         out["next_similarity_z"] = _within_z(later, dec)
+    if step_embeddings is not None and task_embedding is not None and len(step_embeddings) == n:
+        sim = np.asarray(step_embeddings, dtype=np.float64) @ np.asarray(task_embedding, dtype=np.float64)
+        out["task_sim_z"] = _within_z(sim, dec)
+        nxt = np.zeros(n)
+        has = np.zeros(n, dtype=bool)
+        for i in order:
+            o = next_observation(steps, i)
+            if o is not None:
+                nxt[i], has[i] = sim[o.index], True
+        out["next_obs_task_sim_z"] = _within_z(nxt, has)
     return out
 
 
 
 def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
-                  step_embeddings: np.ndarray | None = None) -> np.ndarray:
+                  step_embeddings: np.ndarray | None = None, task_embedding: np.ndarray | None = None,
+                  evidence_weights: Mapping[str, float] | None = None) -> np.ndarray:
     """Feature matrix (steps x FEATURE_NAMES) of one run.
 
     Args:
@@ -221,6 +281,9 @@ def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
         findings: Detector findings of this run (``judge_category`` findings are ignored);
             with an embedder, the goal-drift and evidence-gap findings carry its signal.
         step_embeddings: Unit-norm step embeddings (rows aligned with steps), if computed.
+        task_embedding: Unit-norm embedding of the task, if computed.
+        evidence_weights: Weights of the evidence column (:data:`EVIDENCE_KEYS`; the ranker
+            params' ``evidence_classes``); None makes no distinction.
 
     Returns:
         A float64 array of shape ``(len(steps), len(FEATURE_NAMES))``.
@@ -240,23 +303,8 @@ def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
     if first_err is not None:
         first_err_src = source_decision(steps, first_err)
     by_step: dict[int, dict[str, float]] = {}
-    first_of: dict[str, int] = {}
-    for f in sorted(findings, key=lambda f: f.step):
-        if f.source != "judge_category" and f.step < n:
-            first_of.setdefault(str(f.category), f.step)
-    evidence = np.zeros(n)
-    cause_at = min((first_of[c] for c in CAUSE_CATEGORIES if c in first_of), default=None)
-    for f in findings:
-        if f.source == "judge_category" or f.step >= n:
-            continue
-        env = f.category == Category.ENVIRONMENT_FAILURE
-        fits_kind = (not is_decision(steps[f.step])) if env else is_decision(steps[f.step])
-        w = (1.0 if first_of.get(str(f.category)) == f.step else 0.5) * (1.0 if fits_kind else 0.5)
-        after_cause = cause_at is not None and cause_at < f.step
-        cw = evidence_class_weight(str(f.category), after_cause)
-        if str(f.category) in GROUNDED_ONLY and unresolved_error(steps, f.step) is None:
-            cw = min(cw, SYMPTOM_EVIDENCE)
-        evidence[f.step] = max(evidence[f.step], w * f.score * cw)
+    evidence = evidence_column(evidence_parts(trajectory, findings), n,
+                               PLAIN_EVIDENCE if evidence_weights is None else evidence_weights)
     for f in findings:
         if f.source == "judge_category" or f.step >= n:
             continue
@@ -341,6 +389,6 @@ def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
             prev_obs_error = bool(s.is_error)
         elif dec:
             prev_obs_error = False
-    for name, values in role_features(trajectory, step_embeddings).items():
+    for name, values in role_features(trajectory, step_embeddings, task_embedding).items():
         x[:, col[name]] = values
     return x

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from analyzer.detection.helpers import lexical_alignment
+from analyzer.detection.messages import TERM_LABELS
 from analyzer.detection.text import (
     action_signature,
     content_words,
@@ -106,21 +107,7 @@ _TESTS_PASS_RE = re.compile(
 )
 _TESTS_FAIL_RE = re.compile(r"\b\d+ (?:failed|errors?)\b|\bFAILED\b|\bFAIL:|\bERROR:", re.IGNORECASE)
 
-TERM_LABELS: dict[str, str] = {
-    "error": "an error output",
-    "recurring": "the same error again",
-    "error_text": "error text in the output",
-    "finding": "a finding: {category}",
-    "alignment": "falling task alignment",
-    "judge": "the judge's value falls",
-    "outcome": "the run's recorded failure",
-    "outcome_success": "the run's recorded success",
-    "retry": "the failed action now succeeds",
-    "no_recurrence": "the error stops recurring",
-    "tests_pass": "tests pass",
-    "judge_up": "the judge's value rises",
-}
-"""Plain words for the evidence terms (used in ``drop_note`` and the docs)."""
+
 
 
 @dataclass

@@ -1,11 +1,12 @@
 """Conditional-logit ranker of candidate decisive steps (softmax over the steps of a run).
 
 The fitted parameters live in a small versioned JSON file inside the package
-(``params/ranker-v1.json``), written by :mod:`analyzer.attribution.fit`.
+(``params/ranker-v4.json``), written by ``trajscope eval fit`` (:mod:`analyzer.evaluation.selection`).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ import numpy as np
 
 from analyzer.attribution.features import FEATURE_NAMES
 
-PARAMS_VERSION = "ranker-v3"
+PARAMS_VERSION = "ranker-v4"
 """Version of the shipped parameter file (bump when features or their meaning change)."""
 
 DEFAULT_PARAMS_FILE = f"{PARAMS_VERSION}.json"
@@ -57,6 +58,14 @@ class RankerParams:
         first_runner_weight: Weight added to the agent that first runs something (a tool call,
             an action, a runnable code block: :func:`analyzer.detection.text.runs_code`) when
             naming the responsible agent (0: no such term).
+        calibration_temperature: Temperature of the reported probabilities: the one that
+            maximises the likelihood of the labelled decisive steps on held-out systems
+            (chosen by the fit command, :mod:`analyzer.evaluation.selection`).
+        uncertain_below: Calibrated probability of the decisive step below which the answer is
+            shown as "uncertain: steps a, b, c" instead of one decisive step.
+        uncertain_top: How many steps that "uncertain" answer names.
+        evidence_classes: Weights of the evidence column
+            (:data:`~analyzer.attribution.features.EVIDENCE_KEYS`; a missing key is 1).
         meta: Training details (data, CV figures, date).
     """
 
@@ -77,6 +86,10 @@ class RankerParams:
     agent_temperature: float = 0.0
     actor_weight: float = 0.0
     first_runner_weight: float = 0.0
+    calibration_temperature: float = 1.0
+    uncertain_below: float = 0.0
+    uncertain_top: int = 3
+    evidence_classes: dict[str, float] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -88,7 +101,9 @@ class RankerParams:
             "evidence_weight_grounded": self.evidence_weight_grounded,
             "train_max_steps": self.train_max_steps, "judge_weight": self.judge_weight, "judge_top_k": self.judge_top_k,
             "value_prior": self.value_prior, "agent_temperature": self.agent_temperature,
-            "actor_weight": self.actor_weight, "first_runner_weight": self.first_runner_weight, "meta": self.meta,
+            "actor_weight": self.actor_weight, "first_runner_weight": self.first_runner_weight,
+            "calibration_temperature": self.calibration_temperature, "uncertain_below": self.uncertain_below,
+            "uncertain_top": self.uncertain_top, "evidence_classes": self.evidence_classes, "meta": self.meta,
         }
 
     @classmethod
@@ -109,7 +124,12 @@ class RankerParams:
                     value_prior=float(data.get("value_prior", 0.9)),
                     agent_temperature=float(data.get("agent_temperature", 0.0)),
                     actor_weight=float(data.get("actor_weight", 0.0)),
-                    first_runner_weight=float(data.get("first_runner_weight", 0.0)), meta=dict(data.get("meta", {})))
+                    first_runner_weight=float(data.get("first_runner_weight", 0.0)),
+                    calibration_temperature=float(data.get("calibration_temperature", 1.0)),
+                    uncertain_below=float(data.get("uncertain_below", 0.0)),
+                    uncertain_top=int(data.get("uncertain_top", 3)),
+                    evidence_classes={str(k): float(v) for k, v in dict(data.get("evidence_classes") or {}).items()},
+                    meta=dict(data.get("meta", {})))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"bad ranker params: {type(exc).__name__}: {exc}") from None
         lengths = {len(p.features), len(p.mean), len(p.scale), len(p.weights)}
@@ -152,6 +172,11 @@ class Ranker:
             text = Path(path).read_text("utf-8")
         return cls(RankerParams.from_json(json.loads(text)))
 
+    @classmethod
+    def shipped(cls) -> Ranker:
+        """The shipped params, loaded once per process (do not mutate)."""
+        return _shipped()
+
     @property
     def weights(self) -> np.ndarray:
         """Fitted weights, one per column of :meth:`design` (a copy)."""
@@ -174,22 +199,15 @@ class Ranker:
         return evidence_offset(features, p.evidence_weight, p.evidence_weight_long, p.train_max_steps,
                                p.evidence_weight_grounded)
 
-    def confidence_temperature(self, features: np.ndarray, logits: np.ndarray | None = None) -> float:
-        """Temperature of the reported probabilities of one run (:func:`matching_temperature`).
+    def confidence_temperature(self, features: np.ndarray | None = None, logits: np.ndarray | None = None) -> float:
+        """Temperature of the reported probabilities: the params' fitted ``calibration_temperature``.
 
-        1 unless the run logs tool output and the grounded evidence boost applies; then the
-        temperature at which the top step's probability is the one the ranker gives it without
-        the boost. ``logits`` are this run's :meth:`logits`, when the caller has them already.
+        The fit command chooses it to maximise the likelihood of the labelled decisive steps on
+        held-out systems, so a reported 0.3 means about three hits in ten there. The arguments are
+        accepted for callers that pass the run; the temperature does not depend on it.
         """
-        p = self.params
-        if features.size == 0:
-            return 1.0
-        plain = evidence_offset(features, p.evidence_weight, p.evidence_weight_long, p.train_max_steps)
-        boosted = self.offset(features)
-        if np.array_equal(plain, boosted):
-            return 1.0
-        ranked = self.logits(features) if logits is None else np.asarray(logits, dtype=np.float64)
-        return matching_temperature(ranked, ranked - boosted + plain)
+        t = self.params.calibration_temperature
+        return t if t > 0.0 else 1.0
 
     def logits(self, features: np.ndarray) -> np.ndarray:
         """Unnormalised scores of each step (higher = more likely decisive)."""
@@ -197,6 +215,11 @@ class Ranker:
             return np.zeros(features.shape[0])
         total: np.ndarray = self.design(features) @ self._w + self.offset(features)
         return total
+
+
+@functools.cache
+def _shipped() -> Ranker:
+    return Ranker.load()
 
 
 _COL = {n: k for k, n in enumerate(FEATURE_NAMES)}
@@ -230,51 +253,6 @@ def evidence_offset(features: np.ndarray, short: float, long: float, train_max_s
         return np.zeros(features.shape[0])
     out: np.ndarray = w * detector_evidence(features)
     return out
-
-
-MAX_TEMPERATURE = 1000.0
-"""Upper end of :func:`matching_temperature` (the probabilities are then all but uniform)."""
-
-
-def matching_temperature(logits: np.ndarray, reference: np.ndarray) -> float:
-    """The temperature that gives the top step of ``logits`` the probability ``reference`` gives it.
-
-    That is, ``T >= 1`` with ``softmax(logits / T)[top] == softmax(reference)[top]``.
-    Used for the reported probabilities of runs that log tool output. There,
-    :func:`evidence_offset` raises the evidence weight to ``evidence_weight_grounded``: a design
-    constant that decides the *ranking* (the planted late errors of the samples), not evidence
-    that the answer is surer. The reported probabilities are a temperature of the ranked logits,
-    so the order shown is the ranking; the temperature makes the decisive step's probability the
-    ranker's probability for it without the boost. On Who&When, the only development set whose
-    runs log tool output, the decisive step's probability averaged 0.78 for a step@1 of 28%
-    leave-one-dataset-out (expected calibration error 0.50); matched, it averages 0.29 (0.14).
-    Nothing here is fitted to labels.
-
-    Returns:
-        1 when the boost does not lower the top step's probability; at most
-        :data:`MAX_TEMPERATURE` (the probability cannot go below uniform).
-    """
-    scores = np.asarray(logits, dtype=np.float64)
-    if scores.size < 2:
-        return 1.0
-    top = int(np.argmax(scores))
-    target = float(softmax(np.asarray(reference, dtype=np.float64))[top])
-
-    def p_top(temp: float) -> float:
-        return float(softmax(scores / temp)[top])
-
-    if target >= p_top(1.0):
-        return 1.0
-    if target <= p_top(MAX_TEMPERATURE):
-        return MAX_TEMPERATURE
-    lo, hi = 0.0, math.log(MAX_TEMPERATURE)  # p_top falls as the temperature rises
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        if p_top(math.exp(mid)) > target:
-            lo = mid
-        else:
-            hi = mid
-    return math.exp(0.5 * (lo + hi))
 
 
 def detector_evidence(features: np.ndarray) -> np.ndarray:

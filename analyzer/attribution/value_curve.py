@@ -28,7 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analyzer.attribution.hazards import TERM_LABELS, StepEvidence
+from analyzer.attribution.hazards import StepEvidence
+from analyzer.detection.messages import TERM_LABELS
 
 EVIDENCE_ESTIMATOR = "evidence-v1"
 """Label of this estimator in exports (``value_estimator``)."""

@@ -64,7 +64,7 @@ def workspace_ranker(path: Path) -> tuple[Any, str]:
     Raises:
         ValueError: The path is not a file, not a workspace, or its active ranker is damaged.
     """
-    from analyzer.attribution.adapt import workspace_ranker as active
+    from analyzer.attribution.adapted import workspace_ranker as active
     from analyzer.workspace import Workspace, WorkspaceError
 
     if not path.exists():

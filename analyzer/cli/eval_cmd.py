@@ -1,25 +1,28 @@
 """``trajscope eval SET PATH [--cv K] [--lodo ROOT] [--adapt K --draws N --seed S] ...``.
 
 Scores decisive-step attribution on a labelled development set, read by its own adapter
-(:mod:`analyzer.evaluation.datasets`): ``who-and-when``, ``tracertraj-code`` or
-``agenterrorbench-gaia``. Prints step@1, step@3, step within ±1/±3, agent@1 (multi-agent
-sets) and category accuracy (sets with categories), each with a Wilson 95% interval, next to
-the fixed rules computed on the same files.
+(:mod:`analyzer.evaluation.datasets`): ``who-and-when``, ``tracertraj-code``,
+``agenterrorbench-gaia``, ``trail-gaia`` or ``trail-swe``. Prints step@1, step@3, step within
+±1/±3, loc@1/loc@3 (TRAIL), agent@1 (multi-agent sets) and category accuracy (sets with
+categories), each with a Wilson 95% interval, next to the fixed rules and a uniform random step
+computed on the same files.
 
 Modes (several may be given; each is one row):
 
 - default (no mode flag) or ``--shipped``: the shipped ranker weights;
 - ``--cv K``: k-fold cross-validation within the set;
-- ``--lodo ROOT``: leave-one-dataset-out: fit on the other sets found under ROOT (the
-  ``shared/datasets`` folder), score this one. Two rows: ``lodo`` (the shipped structural-prior
-  weight) and ``lodo-nested`` (that weight chosen leave-one-out among the other sets only);
+- ``--lodo ROOT``: nested leave-one-system-out: every tunable chosen and the weights fitted on
+  the other sets found under ROOT (the ``shared/datasets`` folder), then this one scored;
 - ``--adapt K --draws N --seed S``: per draw, adapt the weights to K random labelled runs of
   the set and score the others (what an analyst gets after labelling K runs). The weights
-  adapted are the shipped ones, or with ``--lodo`` the ones fitted on the other sets (so the
-  simulation starts from weights that never saw this system, as the analyst's would).
+  adapted are the shipped ones, or with ``--lodo`` the nested ones (that never saw this system).
 
-``trajscope eval suite ROOT`` runs every mode on every set found under ROOT, plus the learning
-curve (K = 0, 5, 10, 20, 40), and can write the tables as JSON and the curve as an SVG plot.
+``trajscope eval fit ROOT`` chooses every tunable by leave-one-system-out over the sets under
+ROOT (:mod:`analyzer.evaluation.selection`) and writes the shipped params file.
+``trajscope eval suite ROOT`` scores nested leave-one-system-out on every set (the headline),
+the shipped weights, in-set CV, the adaptation curve (K = 0, 5, 10, 20) from the nested weights
+and labels chosen most-uncertain-first against random ones, and can write the tables as JSON
+and the curve as an SVG plot.
 
 ``--full-pipeline`` (with ``who-and-when`` and the shipped weights only) runs exactly the
 ``trajscope analyze`` pipeline, the judge included, instead of the prepared fast path.
@@ -38,8 +41,8 @@ import orjson
 
 from analyzer.cli.analyze_cmd import add_model_options, load_models, progress_bar
 
-SETS = ("who-and-when", "tracertraj-code", "agenterrorbench-gaia")
-LEARNING_CURVE_K: tuple[int, ...] = (0, 5, 10, 20, 40)
+SETS = ("who-and-when", "tracertraj-code", "agenterrorbench-gaia", "trail-gaia", "trail-swe")
+LEARNING_CURVE_K: tuple[int, ...] = (0, 5, 10, 20)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -64,7 +67,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        help="who-and-when, shipped weights: run the whole analyze pipeline (judge included)")
         w.add_argument("--quiet", action="store_true", help="no progress bar")
         w.set_defaults(func=run, set_name=name)
-    s = bench.add_parser("suite", help="every set under ROOT: shipped, CV, LODO, adaptation, learning curve")
+    f = bench.add_parser("fit", help="choose every tunable by leave-one-system-out and write the params file")
+    f.add_argument("root", type=Path, help="the datasets folder (shared/datasets)")
+    f.add_argument("--out", type=Path, metavar="FILE.json",
+                   help="where to write the params (default: the shipped params file in the package)")
+    f.add_argument("--no-embed", action="store_true", help="no sentence embeddings")
+    f.add_argument("--cache", type=Path, metavar="DIR", help="keep the prepared sets here (delete it when features change)")
+    f.add_argument("--quiet", action="store_true")
+    f.set_defaults(func=run_fit, no_judge=True, judge=None)
+    s = bench.add_parser("suite", help="every set under ROOT: nested leave-one-system-out, CV, adaptation")
     s.add_argument("root", type=Path, help="the datasets folder (shared/datasets)")
     s.add_argument("--no-embed", action="store_true", help="no sentence embeddings")
     s.add_argument("--draws", type=int, default=20, metavar="N")
@@ -73,7 +84,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     s.add_argument("--plot", type=Path, metavar="OUT.svg", help="write the learning curve plot (SVG)")
     s.add_argument("--ablation", action="store_true", help="also each transfer signal's LODO contribution")
     s.add_argument("--write-params", type=Path, metavar="FILE.json",
-                   help="write the transfer weights fitted on every set (the shipped params file)")
+                   help="also run `eval fit` and write its params here (the shipped params file)")
+    s.add_argument("--cache", type=Path, metavar="DIR", help="keep the prepared sets here (delete it when features change)")
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(func=run_suite, no_judge=True, judge=None)
     p.set_defaults(func=lambda args: _usage(p))
@@ -84,13 +96,22 @@ def _usage(p: argparse.ArgumentParser) -> int:
     return 2
 
 
-def _prepare(name: str, path: Path, embedder: Any, quiet: bool) -> Any:
+def _prepare(name: str, path: Path, embedder: Any, quiet: bool, cache: Path | None = None) -> Any:
+    import pickle
+
     from analyzer.evaluation.datasets import DATASETS
     from analyzer.evaluation.transfer import prepare_set
 
+    stored = cache / f"{name}{'' if embedder is not None else '-noembed'}.pickle" if cache else None
+    if stored is not None and stored.is_file():
+        return pickle.loads(stored.read_bytes())
     ls = DATASETS[name].load(path)
     with progress_bar(not quiet, f"preparing {name}") as prog:
-        return prepare_set(ls, embedder=embedder, progress=prog), ls.load_errors
+        out = prepare_set(ls, embedder=embedder, progress=prog), ls.load_errors
+    if stored is not None:
+        stored.parent.mkdir(parents=True, exist_ok=True)
+        stored.write_bytes(pickle.dumps(out))
+    return out
 
 
 def _write_predictions(path: Path, results: list[Any]) -> None:
@@ -149,15 +170,13 @@ def run(args: argparse.Namespace) -> int:
     for n in notes:
         print(f"note: {n}", file=sys.stderr)
     from analyzer.attribution.ranker import Ranker
+    from analyzer.evaluation.selection import Selector, params_of, select
     from analyzer.evaluation.transfer import (
         adapt,
         cross_validate,
         fixed_rules,
         format_mode,
-        leave_one_dataset_out,
-        leave_one_dataset_out_nested,
         score_with,
-        transfer_ranker,
     )
 
     try:
@@ -179,9 +198,13 @@ def run(args: argparse.Namespace) -> int:
         if not others:
             print(f"trajscope eval: --lodo: no other set under {args.lodo}", file=sys.stderr)
             return 2
-        results.append(leave_one_dataset_out(ps, others))
-        results.append(leave_one_dataset_out_nested(ps, others))
-        base = transfer_ranker(others)
+        names = [o.name for o in others]
+        selector = Selector([ps, *others])
+        choice = select(selector, names)
+        base = Ranker(params_of(selector, names, choice, {"held_out": ps.name}))
+        ps = selector.set(ps.name, choice.step)
+        results.append(score_with(ps, lambda r: base, "nested",
+                                  f"fitted on {' + '.join(names)}, every tunable chosen on them"))
     if args.adapt is not None:
         results.append(adapt(ps, base, args.adapt, args.draws, args.seed))
     print(format_mode(ps, results, fixed_rules(ps)))
@@ -239,79 +262,131 @@ def _run_full_pipeline(args: argparse.Namespace) -> int:
     return 1 if report.load_errors else 0
 
 
+def _prepared_sets(args: argparse.Namespace, embedder: Any) -> dict[str, Any]:
+    return {n: _prepare(n, _set_path(args.root, n), embedder, args.quiet, args.cache)[0]
+            for n in SETS if _set_path(args.root, n).exists()}
+
+
+def _models(args: argparse.Namespace) -> Any:
+    notes: list[str] = []
+    _, embedder = load_models(args, notes)
+    for n in notes:
+        print(f"note: {n}", file=sys.stderr)
+    return embedder
+
+
+def _write_params(path: Path, params: Any) -> None:
+    import json as _json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(_json.dumps(params.to_json(), indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
+
+
+def _fit(prepared: dict[str, Any], embedder: Any, out: Path, quiet: bool, selector: Any = None) -> Any:
+    import datetime as _dt
+
+    from analyzer.evaluation.selection import fit_all
+
+    with progress_bar(not quiet, "selecting on every system") as prog:
+        params, choice = fit_all(list(prepared.values()), prog, selector,
+                                 meta={"fitted": _dt.date.today().isoformat(), "embeddings": embedder is not None,
+                                       "command": "trajscope eval fit ROOT"})
+    print(f"chosen on {', '.join(choice.trained_on)}: {choice.step}, {choice.agent}, "
+          f"calibration temperature {choice.temperature:g}")
+    _write_params(out, params)
+    return params
+
+
+def _shipped_params_path() -> Path:
+    from importlib import resources
+
+    from analyzer.attribution.ranker import DEFAULT_PARAMS_FILE
+
+    return Path(str(resources.files("analyzer.attribution").joinpath("params", DEFAULT_PARAMS_FILE)))
+
+
+def run_fit(args: argparse.Namespace) -> int:
+    """Execute ``eval fit ROOT``: nested-free selection on every system, then write the params file."""
+    if not args.root.is_dir():
+        print(f"trajscope eval fit: no such folder: {args.root}", file=sys.stderr)
+        return 2
+    embedder = _models(args)
+    prepared = _prepared_sets(args, embedder)
+    if len(prepared) < 3:
+        print(f"trajscope eval fit: need at least three development sets under {args.root}", file=sys.stderr)
+        return 2
+    _fit(prepared, embedder, args.out or _shipped_params_path(), args.quiet)
+    return 0
+
+
 def run_suite(args: argparse.Namespace) -> int:
-    """Execute ``eval suite ROOT``: every mode on every set, and the learning curve."""
+    """Execute ``eval suite ROOT``: nested leave-one-system-out on every set, CV, adaptation curve."""
     from analyzer.attribution.ranker import Ranker
+    from analyzer.evaluation.selection import Selector, column_ablation, nested_leave_one_system_out
     from analyzer.evaluation.transfer import (
+        active_vs_random,
         adapt,
+        constant,
         cross_validate,
         fixed_rules,
         format_mode,
-        leave_one_dataset_out,
-        leave_one_dataset_out_nested,
+        reweighted,
         score_with,
-        transfer_ranker,
     )
 
     if not args.root.is_dir():
         print(f"trajscope eval suite: no such folder: {args.root}", file=sys.stderr)
         return 2
-    notes: list[str] = []
-    _, embedder = load_models(args, notes)
-    for n in notes:
-        print(f"note: {n}", file=sys.stderr)
-    prepared = {n: _prepare(n, _set_path(args.root, n), embedder, args.quiet)[0]
-                for n in SETS if _set_path(args.root, n).exists()}
-    if not prepared:
-        print(f"trajscope eval suite: no development set under {args.root}", file=sys.stderr)
+    embedder = _models(args)
+    prepared = _prepared_sets(args, embedder)
+    if len(prepared) < 3:
+        print(f"trajscope eval suite: need at least three development sets under {args.root}", file=sys.stderr)
         return 2
+    selector = Selector(list(prepared.values()))
     if args.write_params:
-        import datetime as _dt
-        import json as _json
-
-        from analyzer.evaluation.transfer import params_for_sets
-
-        params = params_for_sets(list(prepared.values()),
-                                 meta={"fitted": _dt.date.today().isoformat(), "embeddings": embedder is not None})
-        args.write_params.parent.mkdir(parents=True, exist_ok=True)
-        args.write_params.write_text(_json.dumps(params.to_json(), indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {args.write_params}")
+        _fit(prepared, embedder, args.write_params, args.quiet, selector)
     shipped = Ranker.load(args.write_params) if args.write_params else Ranker.load()
-    doc: dict[str, Any] = {"sets": {}, "learning_curve": {}}
+    with progress_bar(not args.quiet, "nested leave-one-system-out") as prog:
+        nested = nested_leave_one_system_out(list(prepared.values()), prog, selector)
+    doc: dict[str, Any] = {"sets": {}, "learning_curve": {}, "active_learning": {},
+                           "selections": {n: s.to_json() for n, s in nested.selections.items()}}
     for name, ps in prepared.items():
-        others = [o for n, o in prepared.items() if n != name]
-        results = [score_with(ps, lambda r: shipped, "shipped", _shipped_note(shipped, ps)),
+        base = Ranker(nested.params[name])  # a new system: nothing about it was seen
+        choice = nested.selections[name]
+        nps = selector.set(name, choice.step)  # its evidence column weighed as the nested choice says
+        results = [score_with(nps, constant(base), "nested",
+                              f"nested leave-one-system-out ({choice.step.features}, chosen on the other systems)"),
+                   score_with(reweighted(ps, shipped.params.evidence_classes), constant(shipped), "shipped",
+                              _shipped_note(shipped, ps)),
                    cross_validate(ps, 5, args.seed)]
-        base = shipped
-        if others:
-            results.append(leave_one_dataset_out(ps, others))
-            results.append(leave_one_dataset_out_nested(ps, others))
-            base = transfer_ranker(others)  # a new system: the weights never saw this set
         curve = []
         for k in LEARNING_CURVE_K:
             if k > len(ps.trainable) - 5:
                 continue
-            res = adapt(ps, base, k, args.draws if k else 1, args.seed)
+            res = adapt(nps, base, k, args.draws if k else 1, args.seed)
             curve.append((k, res))
-            if k == 10:
-                results.append(res)
+        al = active_vs_random(nps, base, 10, args.draws, args.seed) if len(ps.trainable) >= 30 else None
         rules = fixed_rules(ps)
         print(format_mode(ps, results, rules))
-        print("  learning curve (step@1, mean over draws; the weights not adapted, on the same runs): "
+        print("  adaptation from the nested weights (step@1, mean over draws; unadapted on the same runs): "
               + ", ".join(f"K={k}: {r.scores.metrics['step@1'].p:.1%}"
                           + (f" ({r.unadapted.metrics['step@1'].p:.1%})" if r.unadapted is not None and k else "")
                           for k, r in curve))
+        if al is not None:
+            print(f"  K=10 labels chosen most-uncertain-first: {al['active']:.1%}; at random: {al['random']:.1%} "
+                  f"(same test runs, {args.draws} draws)")
+            doc["active_learning"][name] = al
         print()
         doc["sets"][name] = {"records": len(ps.golds), "results": [_result_json(r) for r in results],
                              "rules": {k: v.to_json() for k, v in rules.items()}}
         doc["learning_curve"][name] = [{"k": k, **_result_json(r)} for k, r in curve]
     if args.ablation:
-        from analyzer.evaluation.transfer import ablation, format_ablation
-
-        table = ablation(list(prepared.values()))
-        print("ablation: leave-one-dataset-out step@1 without each transfer signal")
-        print(format_ablation(table))
-        doc["ablation"] = table
+        with progress_bar(not args.quiet, "column ablation") as prog:
+            doc["ablation"] = column_ablation(selector, nested, prog)
+        print("ablation: nested leave-one-system-out step@1 without each column (points against all)")
+        for col, row in doc["ablation"].items():
+            print(f"  {col:<24}" + "  ".join(f"{n}: {v:+.1f}" for n, v in row.items()))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")

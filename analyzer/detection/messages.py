@@ -19,8 +19,6 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from analyzer.attribution.hazards import TERM_LABELS
-
 FINDING_MESSAGES: dict[str, str] = {
     "failed_recovery.retries": "after the error at step {error_step}, step {step} retries the failed action of step "
                                "{first_step} unchanged ({sim} same)",
@@ -152,8 +150,24 @@ NOTE_MESSAGES: dict[str, str] = {
 """The value curve's note on a largest drop away from the decisive step (``drop_note``,
 :func:`analyzer.attribution.value_curve.drop_note`): message id -> English template."""
 
+TERM_LABELS: dict[str, str] = {
+    "error": "an error output",
+    "recurring": "the same error again",
+    "error_text": "error text in the output",
+    "finding": "a finding: {category}",
+    "alignment": "falling task alignment",
+    "judge": "the judge's value falls",
+    "outcome": "the run's recorded failure",
+    "outcome_success": "the run's recorded success",
+    "retry": "the failed action now succeeds",
+    "no_recurrence": "the error stops recurring",
+    "tests_pass": "tests pass",
+    "judge_up": "the judge's value rises",
+}
+"""Plain words for the evidence terms (used in ``drop_note`` and the docs)."""
+
 NOTE_PIECES: dict[str, str] = TERM_LABELS
-"""The evidence terms inside a note: :data:`analyzer.attribution.hazards.TERM_LABELS` itself."""
+"""The evidence terms inside a note: :data:`TERM_LABELS` itself."""
 
 PHRASE_PARAMS = frozenset({"why", "what", "text", "kind", "how", "doing"})
 """Parameters holding one phrase of :data:`FINDING_PIECES`."""

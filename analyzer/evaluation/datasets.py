@@ -18,6 +18,14 @@ The sets and their scoring rules (each set's README in ``shared/datasets/`` has 
     ``gaia_labels.json``. ``critical_failure_step`` k is the k-th assistant message (1-based);
     it is mapped to the imported step of that message. The failure module (and its failure
     type) maps onto the taxonomy with :data:`GAIA_CATEGORY_MAP`. Single agent: no agent metric.
+``trail-gaia`` / ``trail-swe``
+    TRAIL (Patronus AI): OpenInference span trees (``traces/{gaia,swe_bench}/<trace_id>.json``)
+    read by the OpenTelemetry importer, plus ``labels_{gaia,swe_bench}.jsonl``. A step is scored
+    by its span (``native_step_id``): every step of a span stands for the span
+    (:attr:`LabelledSet.canonical`), so ``step@1`` is TRAIL's ``first@1`` (the decisive step's
+    span is ``first_error_location``) and ``loc@1`` counts any annotated error span
+    (:attr:`LabelledSet.alternatives`). A label whose trace file is missing, or whose first
+    error span holds no step, counts as a miss. No agent labels: no agent metric.
 """
 
 from __future__ import annotations
@@ -76,6 +84,10 @@ class LabelledSet:
         categories: Gold taxonomy category per record key, where the set has categories.
         multi_agent: Whether the agent metric applies.
         load_errors: Files or records that failed to load (their labels count as misses).
+        canonical: Per record key, the step that stands for each step (its span's first step),
+            where a set scores spans rather than steps (TRAIL); absent: every step is its own.
+        alternatives: Per record key, every labelled error step (canonical), where the set
+            annotates more than the first error (TRAIL's ``loc@k``).
     """
 
     name: str
@@ -85,6 +97,8 @@ class LabelledSet:
     categories: dict[str, str] = field(default_factory=dict)
     multi_agent: bool = True
     load_errors: list[str] = field(default_factory=list)
+    canonical: dict[str, list[int]] = field(default_factory=dict)
+    alternatives: dict[str, set[int]] = field(default_factory=dict)
 
 
 def _load(paths: Sequence[Path]) -> Any:
@@ -166,6 +180,92 @@ def _assistant_message_steps(steps: pl.DataFrame) -> list[int]:
     return out
 
 
+def _trail_parents(path: Path) -> dict[str, str | None]:
+    """Span id -> parent span id of one TRAIL trace file (nested ``child_spans``)."""
+    doc = orjson.loads(path.read_bytes())
+    out: dict[str, str | None] = {}
+    stack: list[tuple[Any, str | None]] = [(s, None) for s in doc.get("spans", [])]
+    while stack:
+        span, parent = stack.pop()
+        if not isinstance(span, dict):
+            continue
+        sid = str(span.get("span_id"))
+        out[sid] = parent if parent is not None else span.get("parent_span_id")
+        stack.extend((c, sid) for c in span.get("child_spans") or [])
+    return out
+
+
+def _span_steps(span_ids: Sequence[str | None], parents: dict[str, str | None]) -> tuple[list[int], dict[str, int]]:
+    """Canonical step of each step (first step of its span) and the first step inside each span.
+
+    The second map covers every span that holds a step, directly or through a descendant, so a
+    label on a container span finds the first step within it.
+    """
+    canonical: list[int] = []
+    first_of_span: dict[str, int] = {}
+    inside: dict[str, int] = {}
+    for i, sid in enumerate(span_ids):
+        key = sid or f"#{i}"
+        first_of_span.setdefault(key, i)
+        canonical.append(first_of_span[key])
+        cur: str | None = sid
+        seen: set[str] = set()
+        while cur and cur not in seen:
+            seen.add(cur)
+            inside.setdefault(cur, first_of_span[key])
+            cur = parents.get(cur)
+    return canonical, inside
+
+
+def load_trail(path: Path, split: str) -> LabelledSet:
+    """TRAIL's ``gaia`` or ``swe_bench`` split: span-tree traces and their annotated errors."""
+    labels_file = path / f"labels_{split}.jsonl"
+    if not labels_file.is_file():
+        raise FileNotFoundError(f"{labels_file}: the TRAIL labels file is missing")
+    labels = [orjson.loads(line) for line in labels_file.read_bytes().splitlines() if line.strip()]
+    folder = path / "traces" / split
+    res = _load([folder])
+    traces, steps = res.traces, res.steps
+    rows = {Path(f).stem: i for i, f in enumerate(traces["source_file"].to_list())}
+    tids = traces["trace_id"].to_list()
+    by_trace = {tid: st for (tid,), st in steps.sort("step").group_by("trace_id", maintain_order=True)}
+    gold_step: list[int | None] = [None] * traces.height
+    golds: list[Gold] = []
+    canonical: dict[str, list[int]] = {}
+    alternatives: dict[str, set[int]] = {}
+    for lab in labels:
+        tid = str(lab["trace_id"])
+        key = f"{tid}.json"
+        row = rows.get(tid)
+        if row is None or lab.get("file") is None:
+            golds.append(Gold(key, None, None))
+            continue
+        st = by_trace.get(tids[row])
+        span_ids = st["native_step_id"].to_list() if st is not None else []
+        canon, inside = _span_steps(span_ids, _trail_parents(folder / f"{tid}.json"))
+        canonical[key] = canon
+        loc = lab.get("first_error_location")
+        step = inside.get(str(loc)) if loc is not None else None
+        alternatives[key] = {inside[str(e["location"])] for e in lab.get("errors") or []
+                             if str(e.get("location")) in inside}
+        gold_step[row] = step
+        golds.append(Gold(key, step, None))
+    traces = traces.with_columns(pl.Series("gold_decisive_step", gold_step, dtype=pl.Int64),
+                                 pl.lit("failure").alias("outcome"))
+    name = "trail-gaia" if split == "gaia" else "trail-swe"
+    return LabelledSet(name, traces, steps, golds, {}, False, [str(e) for e in res.errors], canonical, alternatives)
+
+
+def load_trail_gaia(path: Path) -> LabelledSet:
+    """TRAIL's GAIA split (smolagents manager + search agent, o3-mini)."""
+    return load_trail(path, "gaia")
+
+
+def load_trail_swe(path: Path) -> LabelledSet:
+    """TRAIL's SWE-bench split (a CodeAct agent, claude-3-7-sonnet)."""
+    return load_trail(path, "swe_bench")
+
+
 @dataclass(frozen=True)
 class DatasetSpec:
     """A development set the harness knows.
@@ -188,6 +288,8 @@ DATASETS: dict[str, DatasetSpec] = {
     "tracertraj-code": DatasetSpec("tracertraj-code", "tracertraj_code", load_tracertraj_code, True),
     "agenterrorbench-gaia": DatasetSpec("agenterrorbench-gaia", "agenterrorbench_gaia", load_agenterrorbench_gaia,
                                         False),
+    "trail-gaia": DatasetSpec("trail-gaia", "trail", load_trail_gaia, False),
+    "trail-swe": DatasetSpec("trail-swe", "trail", load_trail_swe, False),
 }
 """The development sets, by command-line id."""
 

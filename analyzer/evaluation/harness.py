@@ -125,7 +125,7 @@ def golds_from_traces(traces: pl.DataFrame, failed_files: Sequence[str] = ()) ->
 
 def _cv_rankers(traces: pl.DataFrame, steps: pl.DataFrame, folds: int, embedder: Any) -> list[tuple[list[str], Ranker]]:
     """Per fold: the trace ids held out and a ranker fitted on the other folds."""
-    from analyzer.attribution.fit import (
+    from analyzer.evaluation.fit import (
         TrainingRun,
         choose_agent_temperature,
         choose_l2,

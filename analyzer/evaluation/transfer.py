@@ -1,4 +1,4 @@
-"""Held-out evaluation of the ranker across development sets: CV, leave-one-dataset-out, adaptation.
+"""Held-out evaluation of the ranker on development sets: scoring, fixed rules, CV, adaptation.
 
 The expensive part of the analysis (detectors, embeddings, features) runs once per run
 (:func:`prepare_set`); every mode then only refits weights and re-ranks, through the same
@@ -7,22 +7,23 @@ the pipeline's (without the judge). Modes:
 
 - **shipped**: the shipped weights;
 - **cv**: k-fold cross-validation within one set (nested: the penalty is chosen inside);
-- **lodo**: fit on the other sets, score this one;
+- **nested**: every tunable chosen and the weights fitted on the other systems
+  (:mod:`analyzer.evaluation.selection`), this one scored;
 - **adapt**: per draw, adapt the base weights to K random labelled runs of the set and score
   the rest (what an analyst gets after labelling K of their own runs).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from analyzer.attribution.attribute import attribute
-from analyzer.attribution.ranker import Ranker, RankerParams
+from analyzer.attribution.ranker import Ranker, softmax
 from analyzer.detection.text import agent_identity
 from analyzer.evaluation.baselines import baseline_predictions
 from analyzer.evaluation.datasets import LabelledSet
@@ -70,6 +71,8 @@ class PreparedSet:
         multi_agent: Whether agent@1 applies.
         has_categories: Whether category accuracy applies.
         trajectories: Blinded runs, for the fixed rules.
+        canonical: Per record key, the step that stands for each step (sets scored by span).
+        alternatives: Per record key, every labelled error step (``loc@k``).
     """
 
     name: str
@@ -78,6 +81,8 @@ class PreparedSet:
     multi_agent: bool
     has_categories: bool
     trajectories: list[Trajectory] = field(default_factory=list)
+    canonical: dict[str, list[int]] = field(default_factory=dict)
+    alternatives: dict[str, set[int]] = field(default_factory=dict)
 
     @property
     def trainable(self) -> list[EvalRun]:
@@ -108,7 +113,83 @@ def prepare_set(ls: LabelledSet, *, embedder: Any = None, progress: Progress = n
         runs.append(EvalRun(key, bt, list(sig.findings), sig.features, [agent_identity(s) for s in t.steps],
                             step, g.agent if g is not None else None, ls.categories.get(key)))
     progress(len(trajs), len(trajs), "prepared")
-    return PreparedSet(ls.name, runs, ls.golds, ls.multi_agent, bool(ls.categories), blinded)
+    return PreparedSet(ls.name, runs, ls.golds, ls.multi_agent, bool(ls.categories), blinded,
+                       ls.canonical, ls.alternatives)
+
+
+def reweighted(ps: PreparedSet, weights: Mapping[str, float]) -> PreparedSet:
+    """``ps`` with every run's evidence column recomputed with ``weights`` (``evidence_classes``).
+
+    The evidence column is the only feature that depends on the ranker's params; the rest of
+    the preparation (detectors, embeddings) is reused.
+    """
+    from analyzer.attribution.features import FEATURE_NAMES, evidence_column, evidence_parts
+
+    col = FEATURE_NAMES.index("evidence")
+    runs = []
+    for r in ps.runs:
+        x = r.features.copy()
+        x[:, col] = evidence_column(evidence_parts(r.trajectory, r.findings), x.shape[0], weights)
+        runs.append(replace(r, features=x))
+    return replace(ps, runs=runs)
+
+
+def canonical_ranking(order: Sequence[int], canon: Sequence[int] | None) -> tuple[int, ...]:
+    """A ranking of steps with each step replaced by the step that stands for it (first kept).
+
+    Sets scored by span (TRAIL) count a span once: its steps share one canonical step.
+    """
+    if not canon:
+        return tuple(order)
+    out: dict[int, None] = {}
+    for k in order:
+        out.setdefault(canon[k] if 0 <= k < len(canon) else k, None)
+    return tuple(out)
+
+
+def canonical_prediction(p: Prediction, canon: Sequence[int] | None) -> Prediction:
+    """``p`` with its step and ranking canonicalised (:func:`canonical_ranking`)."""
+    if not canon or p.step is None:
+        return p
+    top = canonical_ranking(p.top_steps or (p.step,), canon)
+    return Prediction(p.file, top[0], p.agent, top, p.confidence)
+
+
+def location_metrics(ps: PreparedSet, preds: dict[str, Prediction]) -> dict[str, Any]:
+    """``loc@1`` / ``loc@3``: the top (top three) steps hold any labelled error step, over every record."""
+    from analyzer.evaluation.scoring import Metric
+
+    n = len(ps.golds)
+    out: dict[str, Any] = {}
+    for k in (1, 3):
+        hits = sum(bool(set((preds[g.file].top_steps or ())[:k]) & ps.alternatives.get(g.file, set()))
+                   for g in ps.golds if g.file in preds)
+        p, lo, hi = wilson(hits, n)
+        out[f"loc@{k}"] = Metric(f"loc@{k}", hits, n, p, lo, hi)
+    return out
+
+
+def random_rule(ps: PreparedSet) -> Scores:
+    """Expected step@1/step@3 of a uniformly random step (a random span on sets scored by span)."""
+    from analyzer.evaluation.scoring import Metric
+
+    by_key = {r.key: r for r in ps.runs}
+    e1 = e3 = 0.0
+    for g in ps.golds:
+        r = by_key.get(g.file)
+        if r is None or g.step is None:
+            continue
+        canon = ps.canonical.get(g.file)
+        units = len(set(canon)) if canon else len(r.trajectory.steps)
+        if units:
+            e1 += 1.0 / units
+            e3 += min(3, units) / units
+    n = len(ps.golds)
+    metrics: dict[str, Any] = {}
+    for name, e in (("step@1", e1), ("step@3", e3)):
+        _, lo, hi = wilson(round(e), n)
+        metrics[name] = Metric(name, round(e), n, e / n if n else 0.0, lo, hi)
+    return Scores(metrics)
 
 
 def predict(ranker: Ranker, run: EvalRun) -> tuple[Prediction, str | None]:
@@ -160,10 +241,13 @@ def score_with(ps: PreparedSet, ranker_of: Callable[[EvalRun], Ranker], mode: st
     cats: dict[str, str | None] = {}
     for r in ps.runs:
         p, c = predict(ranker_of(r), r)
-        preds[r.key] = p
+        preds[r.key] = canonical_prediction(p, ps.canonical.get(r.key))
         cats[r.key] = c
     golds = _golds(ps)
-    return ModeResult(mode, score(golds, preds), _category_hits(ps.runs, cats),
+    scores = score(golds, preds)
+    if ps.alternatives:
+        scores.metrics.update(location_metrics(ps, preds))
+    return ModeResult(mode, scores, _category_hits(ps.runs, cats),
                       [[preds[g.file] for g in golds if g.file in preds]], note,
                       calibration=calibration_of(golds, preds))
 
@@ -176,18 +260,21 @@ def _golds(ps: PreparedSet) -> list[Gold]:
 def fixed_rules(ps: PreparedSet) -> dict[str, Scores]:
     """Scores of every fixed rule on the same records."""
     golds = _golds(ps)
-    return {name: score(golds, p) for name, p in baseline_predictions(ps.trajectories).items()}
+    out = {name: score(golds, {k: canonical_prediction(v, ps.canonical.get(k)) for k, v in p.items()})
+           for name, p in baseline_predictions(ps.trajectories, span_rules=bool(ps.canonical)).items()}
+    out["uniform random step (expected)"] = random_rule(ps)
+    return out
 
 
 def fit_ranker(runs: Sequence[EvalRun], *, folds: int = 5, meta: dict[str, Any] | None = None) -> Ranker:
     """A ranker fitted on labelled runs (penalty and agent temperature chosen by inner CV)."""
-    from analyzer.attribution.fit import fit_params
+    from analyzer.evaluation.fit import fit_params
 
     return Ranker(fit_params([_training(r) for r in runs if r.gold_step is not None], folds=folds, meta=meta))
 
 
 def _training(r: EvalRun) -> Any:
-    from analyzer.attribution.fit import TrainingRun
+    from analyzer.evaluation.fit import TrainingRun
 
     assert r.gold_step is not None
     return TrainingRun(r.trajectory.id, r.key, r.features, r.agents, r.gold_step, r.gold_agent)
@@ -195,7 +282,7 @@ def _training(r: EvalRun) -> Any:
 
 def cross_validate(ps: PreparedSet, folds: int = 5, seed: int = 0) -> ModeResult:
     """k-fold CV within one set: each run is scored by a ranker fitted on the other folds."""
-    from analyzer.attribution.fit import fold_ids
+    from analyzer.evaluation.fit import fold_ids
 
     train = ps.trainable
     ids = fold_ids(len(train), folds, seed)
@@ -206,63 +293,9 @@ def cross_validate(ps: PreparedSet, folds: int = 5, seed: int = 0) -> ModeResult
                       f"{folds}-fold CV within the set (seed {seed})")
 
 
-def transfer_ranker(sets: Sequence[PreparedSet], *, meta: dict[str, Any] | None = None,
-                    prior_weight: float | None = None) -> Ranker:
-    """The transfer fit (:func:`~analyzer.attribution.fit.transfer_params`): one group per set.
-
-    ``prior_weight`` sets the weight of the structural prior (default: the shipped one).
-    """
-    from analyzer.attribution.fit import TRANSFER_PRIOR, transfer_params
-
-    groups = [[_training(r) for r in s.trainable] for s in sets]
-    prior = None if prior_weight is None else dict.fromkeys(TRANSFER_PRIOR, prior_weight)
-    return Ranker(transfer_params(groups, meta={**(meta or {}), "trained_sets": [s.name for s in sets]},
-                                  prior=prior))
-
-
-def leave_one_dataset_out(target: PreparedSet, others: Sequence[PreparedSet]) -> ModeResult:
-    """Fit the transfer ranker on ``others`` (one group per set), score ``target``."""
-    ranker = transfer_ranker(others)
-    return score_with(target, lambda r: ranker, "lodo", "fitted on " + " + ".join(o.name for o in others))
-
-
-def _constant(ranker: Ranker) -> Callable[[EvalRun], Ranker]:
+def constant(ranker: Ranker) -> Callable[[EvalRun], Ranker]:
     """A ``ranker_of`` for :func:`score_with` that gives every run the same ranker."""
     return lambda _run: ranker
-
-
-def choose_prior_weight(sets: Sequence[PreparedSet]) -> float:
-    """The structural-prior weight chosen leave-one-dataset-out *among* ``sets`` only.
-
-    Each weight of :data:`~analyzer.attribution.fit.PRIOR_GRID` is scored by fitting on all
-    but one of ``sets`` and scoring the one left out, in turn; the best mean step@1 wins
-    (ties: the smaller weight). With fewer than two sets the shipped weight is kept.
-    """
-    from analyzer.attribution.fit import PRIOR_GRID, TRANSFER_PRIOR
-
-    if len(sets) < 2:
-        return next(iter(TRANSFER_PRIOR.values()))
-    best: tuple[float, float] | None = None
-    for weight in PRIOR_GRID:
-        hits = [score_with(held, _constant(transfer_ranker([s for s in sets if s is not held], prior_weight=weight)),
-                           "inner").scores.metrics["step@1"].p for held in sets]
-        mean = float(np.mean(hits))
-        if best is None or mean > best[0] + 1e-12:
-            best = (mean, weight)
-    assert best is not None
-    return best[1]
-
-
-def leave_one_dataset_out_nested(target: PreparedSet, others: Sequence[PreparedSet]) -> ModeResult:
-    """Leave-one-dataset-out with the prior weight chosen on ``others`` alone (:func:`choose_prior_weight`).
-
-    The stricter figure: no choice of the ranker's sees the held-out set (the plain ``lodo``
-    mode uses the shipped prior weight, chosen on all development sets).
-    """
-    weight = choose_prior_weight(others)
-    ranker = transfer_ranker(others, prior_weight=weight)
-    return score_with(target, _constant(ranker), "lodo-nested",
-                      f"fitted on {' + '.join(o.name for o in others)}, prior weight {weight:g} chosen on them")
 
 
 def adapt(ps: PreparedSet, base: Ranker, k: int, draws: int, seed: int) -> ModeResult:
@@ -273,7 +306,7 @@ def adapt(ps: PreparedSet, base: Ranker, k: int, draws: int, seed: int) -> ModeR
     ``base`` on the same pairs: the labelled runs of a draw leave the test set, so K = 0 on
     the whole set is not the baseline of a draw.
     """
-    from analyzer.attribution.adapt import LabelledRun, fit_adapted
+    from analyzer.evaluation.adapt import LabelledRun, fit_adapted
 
     rng = np.random.default_rng(seed)
     train = ps.trainable
@@ -300,10 +333,12 @@ def adapt(ps: PreparedSet, base: Ranker, k: int, draws: int, seed: int) -> ModeR
             if run is None:
                 continue
             p, c = predict(ranker, run)
+            p = canonical_prediction(p, ps.canonical.get(run.key))
             draw_preds.append(p)
             pooled[f"{d}:{g.file}"] = Prediction(f"{d}:{g.file}", p.step, p.agent, p.top_steps, p.confidence)
             if g.file not in base_cache:
-                base_cache[g.file] = predict(base, run)[0] if fit_on else p
+                base_cache[g.file] = (canonical_prediction(predict(base, run)[0], ps.canonical.get(run.key))
+                                      if fit_on else p)
             b = base_cache[g.file]
             pooled_base[f"{d}:{g.file}"] = Prediction(f"{d}:{g.file}", b.step, b.agent, b.top_steps)
             if run.gold_category:
@@ -315,17 +350,62 @@ def adapt(ps: PreparedSet, base: Ranker, k: int, draws: int, seed: int) -> ModeR
                       unadapted=score(pooled_golds, pooled_base), calibration=calibration_of(pooled_golds, pooled))
 
 
+def active_vs_random(ps: PreparedSet, base: Ranker, k: int, draws: int, seed: int) -> dict[str, float]:
+    """Adaptation to ``k`` labels chosen most-uncertain-first against ``k`` chosen at random.
+
+    Per draw the labelled runs are split in half at random: a pool the analyst labels from and a
+    test half. The active side labels the ``k`` pool runs of highest
+    :func:`~analyzer.attribution.active.label_priority` under ``base``; the random side ``k``
+    random pool runs. Both adapt ``base`` (:func:`~analyzer.evaluation.adapt.fit_adapted`) and
+    are scored on the same test half.
+
+    Returns:
+        Mean step@1 over draws of each side (``active``, ``random``) and of ``base`` itself.
+    """
+    from analyzer.attribution.active import label_priority
+    from analyzer.evaluation.adapt import LabelledRun, fit_adapted
+
+    rng = np.random.default_rng(seed)
+    train = ps.trainable
+    prio = {r.key: label_priority(softmax(base.logits(r.features) / base.params.calibration_temperature))
+            for r in train}
+
+    def step1(ranker: Ranker, runs: Sequence[EvalRun]) -> float:
+        hits = 0
+        for r in runs:
+            order = [int(j) for j in np.argsort(-ranker.logits(r.features), kind="stable")]
+            hits += canonical_ranking(order, ps.canonical.get(r.key))[0] == r.gold_step
+        return hits / max(1, len(runs))
+
+    def adapted(runs: Sequence[EvalRun]) -> Ranker:
+        return Ranker(fit_adapted(base, [LabelledRun(r.features, int(r.gold_step or 0), r.gold_agent, r.key)
+                                         for r in runs], evaluate=False))
+
+    out = {"active": 0.0, "random": 0.0, "unadapted": 0.0}
+    for _ in range(draws):
+        perm = rng.permutation(len(train))
+        pool = [train[i] for i in perm[: len(train) // 2]]
+        test = [train[i] for i in perm[len(train) // 2:]]
+        active = sorted(pool, key=lambda r: -prio[r.key])[:k]
+        chosen = [pool[i] for i in rng.choice(len(pool), size=min(k, len(pool)), replace=False)]
+        out["active"] += step1(adapted(active), test) / draws
+        out["random"] += step1(adapted(chosen), test) / draws
+        out["unadapted"] += step1(base, test) / draws
+    return {key: round(v, 4) for key, v in out.items()} | {"k": k, "draws": draws}
+
+
 def format_mode(ps: PreparedSet, results: Sequence[ModeResult], rules: dict[str, Scores]) -> str:
     """Plain-text table: each mode and each fixed rule, step@1/step@3/±1/±3/agent@1 with Wilson 95% CIs."""
-    metrics = ["step@1", "step@3", "step±1", "step±3"] + (["agent@1"] if ps.multi_agent else [])
+    metrics = (["step@1", "step@3", "step±1", "step±3"] + (["loc@1", "loc@3"] if ps.alternatives else [])
+               + (["agent@1"] if ps.multi_agent else []))
     labels = [f"{r.mode}: {r.note}" for r in results] + [f"rule: {name}" for name in rules]
     width = min(110, max([46, *(len(t) + 1 for t in labels)]))
     head = f"{'':<{width}}" + "".join(f"{m:>22}" for m in metrics) + ("   category" if ps.has_categories else "")
     lines = [f"{ps.name}: {len(ps.golds)} labelled records", head]
 
     def row(name: str, s: Scores, cat: tuple[int, int] | None) -> str:
-        cells = "".join(f"{s.metrics[m].p:6.1%} [{s.metrics[m].low:5.1%},{s.metrics[m].high:6.1%}]".rjust(22)
-                        for m in metrics)
+        cells = "".join((f"{s.metrics[m].p:6.1%} [{s.metrics[m].low:5.1%},{s.metrics[m].high:6.1%}]"
+                         if m in s.metrics else "-").rjust(22) for m in metrics)
         extra = ""
         if ps.has_categories and cat:
             p, lo, hi = wilson(*cat)
@@ -342,51 +422,4 @@ def format_mode(ps: PreparedSet, results: Sequence[ModeResult], rules: dict[str,
             lines.append(row("  the same held-out runs, weights not adapted", r.unadapted, None))
     for name, s in rules.items():
         lines.append(row(f"rule: {name}", s, None))
-    return "\n".join(lines)
-
-
-def params_for_sets(sets: Sequence[PreparedSet], *, meta: dict[str, Any] | None = None) -> RankerParams:
-    """The shipped weights: the transfer fit on every labelled run of ``sets``."""
-    trained = sorted(r.trajectory.id for s in sets for r in s.trainable)
-    return transfer_ranker(sets, meta={**(meta or {}), "trained_trace_ids": trained}).params
-
-
-def ablation(sets: Sequence[PreparedSet]) -> dict[str, dict[str, float]]:
-    """Each transfer signal's leave-one-dataset-out contribution to step@1.
-
-    Returns:
-        Signal -> set -> LODO step@1 with every transfer signal (``"all"``) or without that
-        one signal; ``"evidence prior"`` drops the fixed detector-evidence offset.
-    """
-    from analyzer.attribution.features import TRANSFER_FEATURES
-    from analyzer.attribution.fit import TRANSFER_PRIOR, fit_transfer, to_params
-
-    out: dict[str, dict[str, float]] = {}
-    fitted_names = tuple(x for x in TRANSFER_FEATURES if x not in TRANSFER_PRIOR)
-    variants: list[tuple[str, tuple[str, ...], bool, dict[str, float]]] = [
-        ("all", TRANSFER_FEATURES, True, TRANSFER_PRIOR)]
-    variants += [(f, tuple(x for x in TRANSFER_FEATURES if x != f), True, TRANSFER_PRIOR) for f in fitted_names]
-    variants += [(f"{f} (structural prior)", TRANSFER_FEATURES, True, {**TRANSFER_PRIOR, f: 0.0})
-                 for f in TRANSFER_PRIOR]
-    variants.append(("evidence prior", TRANSFER_FEATURES, False, TRANSFER_PRIOR))
-    for name, feats, with_evidence, prior in variants:
-        out[name] = {}
-        for target in sets:
-            groups = [[_training(r) for r in s.trainable] for s in sets if s is not target]
-            fitted = fit_transfer(groups, features=feats, prior=prior)
-            if not with_evidence:
-                fitted.evidence_weight = fitted.evidence_weight_long = 0.0
-            ranker = Ranker(to_params(fitted))
-            out[name][target.name] = score_with(target, _constant(ranker), "lodo").scores.metrics["step@1"].p
-    return out
-
-
-def format_ablation(table: dict[str, dict[str, float]]) -> str:
-    """Markdown table of :func:`ablation` (drop in points against ``all``)."""
-    sets = list(next(iter(table.values())))
-    lines = ["| signal removed | " + " | ".join(sets) + " |", "|---|" + "---|" * len(sets)]
-    base = table["all"]
-    for name, row in table.items():
-        cells = [f"{row[s]:.1%}" + ("" if name == "all" else f" ({(row[s] - base[s]) * 100:+.1f})") for s in sets]
-        lines.append(f"| {'none (all signals)' if name == 'all' else name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -10,7 +10,6 @@ import pytest
 from analyzer.attribution import (
     FEATURE_NAMES,
     PARAMS_VERSION,
-    TRANSFER_FEATURES,
     Ranker,
     RankerParams,
     attribute,
@@ -21,10 +20,11 @@ from analyzer.attribution import (
     value_curve,
 )
 from analyzer.attribution.attribute import actor_share, agent_mass, first_runner
-from analyzer.attribution.fit import (
+from analyzer.attribution.ranker import (
+    evidence_weight_for,
+)
+from analyzer.evaluation.fit import (
     AGENT_TEMPERATURES,
-    TRANSFER_ACTOR_WEIGHT,
-    TRANSFER_FIRST_RUNNER_WEIGHT,
     TrainingRun,
     choose_agent_temperature,
     choose_judge_weight,
@@ -32,12 +32,6 @@ from analyzer.attribution.fit import (
     fit_clogit,
     nested_cv,
     to_params,
-)
-from analyzer.attribution.ranker import (
-    MAX_TEMPERATURE,
-    evidence_weight_for,
-    matching_temperature,
-    softmax,
 )
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
@@ -81,11 +75,15 @@ def test_shipped_params_load_and_rank() -> None:
     r = Ranker.load()
     assert r.params.version == PARAMS_VERSION
     assert set(r.params.features) == set(FEATURE_NAMES)
-    assert r.params.meta["trained_sets"] == ["who-and-when", "tracertraj-code", "agenterrorbench-gaia"]
-    assert r.params.meta["n_runs"] == 126 + 127 + 48
-    # only the transfer signals carry weight in the shipped params
+    assert r.params.meta["trained_sets"] == sorted(["who-and-when", "tracertraj-code", "agenterrorbench-gaia",
+                                                    "trail-gaia", "trail-swe"])
+    assert r.params.meta["n_runs"] == 126 + 127 + 48 + 110 + 25
+    # only the columns of the feature set the selection chose carry weight in the shipped params
+    from analyzer.evaluation.selection import FEATURE_SETS
+
+    chosen = r.params.meta["selection"]["step"]["features"]
     used = {f for f, w in zip(r.params.features, r.params.weights, strict=True) if w}
-    assert used and used <= set(TRANSFER_FEATURES)
+    assert used and used <= set(FEATURE_SETS[chosen])
     x = step_features(_run())
     logits = r.logits(x)
     assert logits.shape == (x.shape[0],) and np.isfinite(logits).all()
@@ -105,8 +103,15 @@ def test_params_round_trip_and_bad_file(tmp_path: object) -> None:
     p = Ranker.load().params
     again = RankerParams.from_json(json.loads(json.dumps(p.to_json())))
     assert again.weights == p.weights and again.evidence_weight == p.evidence_weight
-    assert again.first_runner_weight == p.first_runner_weight == TRANSFER_FIRST_RUNNER_WEIGHT
-    assert again.actor_weight == p.actor_weight == TRANSFER_ACTOR_WEIGHT
+    assert again == p
+    # every tunable is the one the fit command's selection chose, recorded with it
+    chosen = p.meta["selection"]
+    assert (p.actor_weight, p.first_runner_weight) == (chosen["agent"]["actor_weight"],
+                                                       chosen["agent"]["first_runner_weight"])
+    assert p.calibration_temperature == chosen["calibration_temperature"]
+    assert p.evidence_classes == {k: chosen["step"][k] for k in ("repeat", "off_kind", "symptom")}
+    assert (p.evidence_weight, p.evidence_weight_grounded) == (chosen["step"]["evidence_weight"],
+                                                               chosen["step"]["evidence_grounded"])
     older = {k: v for k, v in p.to_json().items() if k != "first_runner_weight"}  # params written before it
     assert RankerParams.from_json(older).first_runner_weight == 0.0
     with pytest.raises(ValueError, match="bad ranker params"):
@@ -122,34 +127,15 @@ def test_evidence_weight_grows_beyond_training_lengths() -> None:
     assert evidence_weight_for(300, 1.0, 3.0, 10) == 3.0
 
 
-def test_matching_temperature_gives_the_top_step_its_reference_probability() -> None:
-    boosted = np.array([0.0, 6.4, 1.0, 0.5])
-    reference = np.array([0.0, 0.8, 1.0, 0.5])  # without the boost another step leads
-    temp = matching_temperature(boosted, reference)
-    assert temp > 1.0
-    assert softmax(boosted / temp)[1] == pytest.approx(softmax(reference)[1], abs=1e-6)
-    assert int(np.argmax(softmax(boosted / temp))) == 1  # the order shown is still the ranking
-    assert matching_temperature(np.array([0.0, 1.0, 0.5]), np.array([0.0, 5.0, 0.0])) == 1.0  # reference surer
-    assert matching_temperature(np.array([0.0, 9.0]), np.array([0.0, -50.0])) == MAX_TEMPERATURE
-    assert matching_temperature(np.array([2.0]), np.array([0.0])) == 1.0
+def test_reported_probabilities_use_the_fitted_calibration_temperature() -> None:
+    from dataclasses import replace
 
-
-def test_the_grounded_boost_is_undone_in_the_reported_probabilities() -> None:
     ranker = Ranker.load()
-    assert ranker.params.evidence_weight_grounded > ranker.params.evidence_weight
-    grounded = step_features(_run())
-    assert ranker.confidence_temperature(grounded) == 1.0  # no finding: the boost changes nothing
-    grounded[3, COL["evidence"]] = 0.8
-    chat = grounded.copy()
-    chat[:, COL["observation"]] = 0.0
-    assert ranker.confidence_temperature(chat) == 1.0  # no tool output: no boost
-    temp = ranker.confidence_temperature(grounded)
-    assert temp > 1.0
-    assert ranker.confidence_temperature(grounded, ranker.logits(grounded)) == pytest.approx(temp)
-    plain = ranker.design(grounded) @ ranker.weights + 0.8 * ranker.params.evidence_weight * (
-        np.arange(len(grounded)) == 3)
-    top = int(np.argmax(ranker.logits(grounded)))
-    assert softmax(ranker.logits(grounded) / temp)[top] == pytest.approx(softmax(plain)[top], abs=1e-6)
+    x = step_features(_run())
+    assert ranker.confidence_temperature(x) == ranker.params.calibration_temperature > 0
+    warm = Ranker(replace(ranker.params, calibration_temperature=3.0))
+    assert warm.confidence_temperature(x, warm.logits(x)) == 3.0
+    assert Ranker(replace(ranker.params, calibration_temperature=0.0)).confidence_temperature(x) == 1.0
 
 
 def test_the_temperature_changes_the_probabilities_not_the_answer() -> None:
@@ -386,41 +372,63 @@ def test_one_agents_channels_are_one_agent_in_role_inference() -> None:
     assert same.decisive_agent == "Orchestrator" and "responsible agent" not in same.rationale
 
 
-def test_a_symptom_after_a_cause_finding_weighs_less_in_the_evidence_prior() -> None:
-    from analyzer.attribution.features import PLANNING_EVIDENCE, SYMPTOM_EVIDENCE
-
+def test_a_symptom_after_a_cause_finding_takes_the_params_symptom_weight() -> None:
+    weights = {"symptom": 0.25, "repeat": 1.0, "off_kind": 1.0}
     t = _run(4)
     def finding(step: int, category: str) -> Finding:
         return Finding(trace_id=t.id, step=step, category=category, score=0.8, source="t", rationale="r")
     ev = COL["evidence"]
     decisions = [s.index for s in t.steps if s.kind != StepKind.OBSERVATION][1:]
     cause, later, plan = decisions[0], decisions[2], decisions[1]
-    alone = step_features(t, [finding(later, "repeated_action")])
+    alone = step_features(t, [finding(later, "repeated_action")], evidence_weights=weights)
     assert alone[later, ev] == pytest.approx(0.8)  # a symptom alone still points at its step
     both = step_features(t, [finding(cause, "hallucination"), finding(later, "repeated_action"),
-                             finding(plan, "planning_error")])
+                             finding(plan, "planning_error")], evidence_weights=weights)
     assert both[cause, ev] == pytest.approx(0.8)
-    assert both[later, ev] == pytest.approx(0.8 * SYMPTOM_EVIDENCE)  # most likely the cause's consequence
-    assert both[plan, ev] == pytest.approx(0.8 * PLANNING_EVIDENCE)
-    before = step_features(t, [finding(later, "hallucination"), finding(cause, "repeated_action")])
+    assert both[later, ev] == pytest.approx(0.8 * 0.25)  # most likely the cause's consequence
+    assert both[plan, ev] == pytest.approx(0.8 * 0.25)
+    plain = step_features(t, [finding(cause, "hallucination"), finding(later, "repeated_action")])
+    assert plain[later, ev] == pytest.approx(0.8)  # no weights: no distinction
+    before = step_features(t, [finding(later, "hallucination"), finding(cause, "repeated_action")],
+                           evidence_weights=weights)
     assert before[cause, ev] == pytest.approx(0.8)  # a symptom before the cause is not its consequence
-    drift = step_features(t, [finding(later, "goal_drift")])
-    assert drift[later, ev] == pytest.approx(0.8 * SYMPTOM_EVIDENCE)  # found where the fall is under way
+    drift = step_features(t, [finding(later, "goal_drift")], evidence_weights=weights)
+    assert drift[later, ev] == pytest.approx(0.8 * 0.25)  # found where the fall is under way
+
+
+def test_the_pipeline_weighs_evidence_as_the_ranker_params_say() -> None:
+    from dataclasses import replace
+
+    from analyzer.attribution.features import evidence_column, evidence_parts
+
+    t = _run(4)
+    decisions = [s.index for s in t.steps if s.kind != StepKind.OBSERVATION][1:]
+    fs = [Finding(trace_id=t.id, step=decisions[0], category="hallucination", score=0.8, source="t", rationale="r"),
+          Finding(trace_id=t.id, step=decisions[2], category="repeated_action", score=0.6, source="t", rationale="r"),
+          Finding(trace_id=t.id, step=decisions[2], category="repeated_action", score=0.9, source="t",
+                  rationale="r2")]
+    parts = evidence_parts(t, fs)
+    for w in ({"symptom": 0.5, "repeat": 0.5, "off_kind": 1.0}, Ranker.load().params.evidence_classes):
+        x = step_features(t, fs, evidence_weights=w)
+        assert np.allclose(x[:, COL["evidence"]], evidence_column(parts, len(t.steps), w))
+    p = replace(Ranker.load().params, evidence_classes={"symptom": 0.5})
+    assert evidence_column(parts, len(t.steps), p.evidence_classes)[decisions[2]] == pytest.approx(0.9 * 0.5)
 
 
 def test_a_success_claim_counts_fully_only_after_an_error_the_run_never_resolved() -> None:
-    from analyzer.attribution.features import SYMPTOM_EVIDENCE
     from analyzer.detection.text import unresolved_error
+
+    symptom = 0.25
 
     t = _run(4)  # step 4 is the error output of `python step1.py` (step 3); no later run of it
     ev = COL["evidence"]
 
     def claim(run: Trajectory, step: int) -> float:
         f = Finding(trace_id=run.id, step=step, category="false_success", score=0.8, source="t", rationale="r")
-        return float(step_features(run, [f])[step, ev])
+        return float(step_features(run, [f], evidence_weights={"symptom": symptom})[step, ev])
 
     assert unresolved_error(t.steps, 3) is None and unresolved_error(t.steps, 5) == 4
-    assert claim(t, 1) == pytest.approx(0.8 * SYMPTOM_EVIDENCE)  # false only by the run's outcome
+    assert claim(t, 1) == pytest.approx(0.8 * symptom)  # false only by the run's outcome
     assert claim(t, 5) == pytest.approx(0.8)  # the trace shows the failure it claims away
     # running the failed command again, successfully, resolves the error
     rerun = [Step(index=9, agent="agent0", kind=StepKind.TOOL_CALL, tool_name="bash",
@@ -429,4 +437,4 @@ def test_a_success_claim_counts_fully_only_after_an_error_the_run_never_resolved
              Step(index=11, agent="agent0", kind=StepKind.MESSAGE, text="All done and verified.")]
     fixed = t.model_copy(update={"steps": [*t.steps, *rerun]})
     assert unresolved_error(fixed.steps, 11) is None
-    assert claim(fixed, 11) == pytest.approx(0.8 * SYMPTOM_EVIDENCE)
+    assert claim(fixed, 11) == pytest.approx(0.8 * symptom)

@@ -1,8 +1,9 @@
-"""The development-set adapters, the transfer fit and the eval modes (LODO, adaptation, suite).
+"""The development-set adapters, the transfer fit, nested selection and the eval modes (adaptation, suite).
 
 The real sets live in ``shared/datasets`` (read in place, never copied); these tests build
-tiny sets of the same three layouts from the committed Who&When samples and a written
-AgentErrorBench-shaped transcript, so every path runs in ``make test``.
+tiny sets of the same layouts from the committed Who&When samples, a written
+AgentErrorBench-shaped transcript and the committed TRAIL-shaped span tree, so every path runs
+in ``make test``.
 """
 
 from __future__ import annotations
@@ -15,24 +16,50 @@ import numpy as np
 import pytest
 
 from analyzer.attribution.features import FEATURE_NAMES, TRANSFER_FEATURES
-from analyzer.attribution.fit import PRIOR_GRID, TRANSFER_PRIOR, TrainingRun, fit_transfer
+from analyzer.attribution.ranker import Ranker, RankerParams
 from analyzer.evaluation.datasets import (
     DATASETS,
     gaia_category,
     load_agenterrorbench_gaia,
     load_tracertraj_code,
+    load_trail_gaia,
 )
-from analyzer.evaluation.transfer import (
-    ablation,
-    choose_prior_weight,
-    leave_one_dataset_out,
-    leave_one_dataset_out_nested,
-    prepare_set,
+from analyzer.evaluation.fit import TrainingRun, fit_transfer
+from analyzer.evaluation.selection import (
+    Selector,
+    column_ablation,
+    fit_all,
+    nested_leave_one_system_out,
 )
+from analyzer.evaluation.transfer import fixed_rules, prepare_set, score_with
 from ui.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 WHO_AND_WHEN = ROOT / "sample_traces" / "who_and_when"
+TRAIL_SAMPLE = ROOT / "sample_traces" / "otel" / "gaia_ratelimit_trail.json"
+TRAIL_LLM_SPANS = ("c4f301ada5c4d69b", "a73a98a7a3388464", "106df10f753a345e", "d279b88d0b943ed3")
+"""The sample's first four model calls (LLM spans, one per smolagents step)."""
+
+
+def _trail(root: Path) -> None:
+    """TRAIL's layout: ``traces/{gaia,swe_bench}/<id>.json`` span trees plus ``labels_*.jsonl``."""
+    trace = json.loads(TRAIL_SAMPLE.read_text(encoding="utf-8"))["trace"]
+    for split in ("gaia", "swe_bench"):
+        folder = root / "trail" / "traces" / split
+        folder.mkdir(parents=True)
+        lines = []
+        for i in range(4):
+            tid = f"{split}{i}"
+            (folder / f"{tid}.json").write_text(json.dumps({**trace, "trace_id": tid}), encoding="utf-8")
+            first = TRAIL_LLM_SPANS[1 + i % 3]
+            errors = [{"category": "Tool-related", "location": first, "impact": "HIGH"},
+                      {"category": "Goal Deviation", "location": "bb226e4f7921d912", "impact": "LOW"}]  # a CHAIN span
+            lines.append({"trace_id": tid, "file": f"traces/{split}/{tid}.json", "errors": errors,
+                          "first_error_location": first, "first_error_category": "Tool-related"})
+        lines.append({"trace_id": "too-big", "file": None, "errors": [], "first_error_location": None,
+                      "first_error_category": None})
+        (root / "trail" / f"labels_{split}.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n",
+                                                              encoding="utf-8")
 
 
 def _gaia_run(n_steps: int, tag: str) -> dict[str, object]:
@@ -68,6 +95,7 @@ def _make_root(tmp_path: Path) -> Path:
     labels.append({"trajectory_id": "missing-file", "critical_failure_step": 1, "critical_failure_module": "system",
                    "step_annotations": []})
     (root / "agenterrorbench_gaia" / "gaia_labels.json").write_text(json.dumps(labels), encoding="utf-8")
+    _trail(root)
     return root
 
 
@@ -100,6 +128,10 @@ def test_tracertraj_adapter_reads_who_and_when_shaped_runs_without_is_correct(tm
     assert set(ls.traces["outcome"].to_list()) == {"failure"}
 
 
+FIT = {"l2": 30.0, "tau": 0.05, "features": TRANSFER_FEATURES, "evidence_weight": 1.0, "evidence_grounded": 0.0}
+"""A configuration of the transfer fit (the selection's choices are tested elsewhere)."""
+
+
 def _runs(rng: np.random.Generator, key_feature: str, n: int = 30) -> list[TrainingRun]:
     col = FEATURE_NAMES.index(key_feature)
     out = []
@@ -118,7 +150,7 @@ def test_transfer_fit_weights_only_transfer_signals_and_serves_the_worst_system(
     rng = np.random.default_rng(0)
     a = _runs(rng, "top_actor_first_turn")
     b = _runs(rng, "top_actor_first_turn")
-    fitted = fit_transfer([a, b])
+    fitted = fit_transfer([a, b], **FIT, prior={"top_actor_first_turn": 2.0})
     used = {f for f, w in zip(FEATURE_NAMES, fitted.weights, strict=True) if abs(w) > 1e-9}
     assert used <= set(TRANSFER_FEATURES)
     assert max(used, key=lambda f: fitted.weights[FEATURE_NAMES.index(f)]) == "top_actor_first_turn"
@@ -133,8 +165,8 @@ def test_structural_prior_is_fixed_and_folded_into_the_weights() -> None:
     for r in a + b:  # the prior's column marks a wrong step: a fitted weight would go negative
         r.features[:, col] = 0.0
         r.features[(r.gold_step + 1) % r.features.shape[0], col] = 1.0
-    without = fit_transfer([a, b], prior={"top_actor_first_turn": 0.0})
-    with_prior = fit_transfer([a, b], prior={"top_actor_first_turn": 2.0})
+    without = fit_transfer([a, b], **FIT, prior={"top_actor_first_turn": 0.0})
+    with_prior = fit_transfer([a, b], **FIT, prior={"top_actor_first_turn": 2.0})
     assert without.weights[col] == 0.0  # not fitted: the prior's columns only get the fixed weight
     assert with_prior.weights[col] == pytest.approx(2.0 * with_prior.scale[col])
     x = a[0].features
@@ -142,26 +174,78 @@ def test_structural_prior_is_fixed_and_folded_into_the_weights() -> None:
     assert gap[x[:, col] == 1.0].mean() > gap[x[:, col] == 0.0].mean()
 
 
-def test_nested_lodo_chooses_the_prior_weight_without_the_held_out_set(tmp_path: Path) -> None:
+def test_trail_adapter_scores_spans_and_counts_a_missing_trace(tmp_path: Path) -> None:
     root = _make_root(tmp_path)
-    sets = [prepare_set(spec.load(root / spec.folder)) for spec in DATASETS.values()]
-    assert choose_prior_weight(sets[:2]) in PRIOR_GRID
-    assert choose_prior_weight(sets[:1]) == next(iter(TRANSFER_PRIOR.values()))
-    res = leave_one_dataset_out_nested(sets[2], sets[:2])
-    assert res.mode == "lodo-nested" and "chosen on them" in res.note
-    assert res.scores.metrics["step@1"].n == 5
+    ls = load_trail_gaia(root / "trail")
+    assert ls.traces.height == 4 and len(ls.golds) == 5 and not ls.multi_agent
+    gold = {g.file: g.step for g in ls.golds}
+    assert gold["too-big.json"] is None  # no raw trace: a miss for every method and rule
+    steps = ls.steps.filter(ls.steps["trace_id"] == ls.traces["trace_id"][0]).sort("step")
+    native = steps["native_step_id"].to_list()
+    for key, step in gold.items():
+        if step is None:
+            continue
+        canon = ls.canonical[key]
+        assert native[step] in TRAIL_LLM_SPANS[1:]  # the first error's span, at its first step
+        assert canon[step] == step and all(native[k] == native[canon[k]] for k in range(len(canon)))
+        # a label on a container span (a smolagents "Step 4" CHAIN) points at the first step inside it
+        assert native.index(TRAIL_LLM_SPANS[3]) in ls.alternatives[key]
 
 
-def test_lodo_and_ablation_run_on_three_small_sets(tmp_path: Path) -> None:
+def test_span_scoring_counts_a_span_once(tmp_path: Path) -> None:
+    root = _make_root(tmp_path)
+    ps = prepare_set(DATASETS["trail-gaia"].load(root / "trail"))
+    rules = fixed_rules(ps)
+    assert {"first LLM span", "last span with an error", "uniform random step (expected)"} <= set(rules)
+    assert rules["uniform random step (expected)"].metrics["step@1"].n == 5
+    res = score_with(ps, lambda r: Ranker.load(), "shipped")
+    assert {"loc@1", "loc@3"} <= set(res.scores.metrics)
+    for preds in res.predictions:
+        for p in preds:
+            canon = ps.canonical[p.file]
+            assert len(set(p.top_steps)) == len(p.top_steps) and all(canon[k] == k for k in p.top_steps)
+
+
+def test_nested_selection_never_sees_the_held_out_system(tmp_path: Path) -> None:
     root = _make_root(tmp_path)
     sets = [prepare_set(spec.load(root / spec.folder)) for spec in DATASETS.values()]
-    res = leave_one_dataset_out(sets[2], sets[:2])
-    assert res.mode == "lodo" and res.scores.metrics["step@1"].n == 5
-    assert res.category is not None and res.category[1] == 4
-    table = ablation(sets)
-    assert set(table) == {"all", *(f for f in TRANSFER_FEATURES if f not in TRANSFER_PRIOR),
-                          *(f"{f} (structural prior)" for f in TRANSFER_PRIOR), "evidence prior"}
-    assert all(set(row) == {s.name for s in sets} for row in table.values())
+    nested = nested_leave_one_system_out(sets)
+    names = [s.name for s in sets]
+    for target in names:
+        assert target not in nested.selections[target].trained_on
+        assert nested.params[target].meta["trained_sets"] == sorted(n for n in names if n != target)
+    # the held-out system's labels cannot change what is chosen and fitted for it
+    target = sets[0]
+    shuffled = [*sets]
+    shuffled[0] = type(target)(**{**target.__dict__, "runs": [
+        type(r)(**{**r.__dict__, "gold_step": (r.gold_step + 1) % len(r.trajectory.steps)}) for r in target.runs]})
+    again = nested_leave_one_system_out(shuffled)
+    assert again.selections[target.name].to_json() == nested.selections[target.name].to_json()
+    assert again.params[target.name].weights == nested.params[target.name].weights
+    table = column_ablation(Selector(sets), nested)
+    assert "evidence (prior)" in table and all(set(row) <= set(names) for row in table.values())
+
+
+def test_fit_all_writes_every_tunable_it_chose(tmp_path: Path) -> None:
+    root = _make_root(tmp_path)
+    sets = [prepare_set(spec.load(root / spec.folder)) for spec in DATASETS.values()]
+    params, choice = fit_all(sets)
+    again = RankerParams.from_json(json.loads(json.dumps(params.to_json())))
+    assert again == params and again.meta["selection"] == choice.to_json()
+    assert again.calibration_temperature == choice.temperature and again.uncertain_below == 0.5
+    assert again.evidence_classes == choice.step.evidence_classes
+    assert (again.actor_weight, again.first_runner_weight) == (choice.agent.actor_weight,
+                                                               choice.agent.first_runner_weight)
+    assert sorted(again.meta["trained_sets"]) == sorted(s.name for s in sets)
+
+
+def test_eval_fit_cli_writes_the_params_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _make_root(tmp_path)
+    out = tmp_path / "params.json"
+    assert main(["eval", "fit", str(root), "--no-embed", "--quiet", "--out", str(out)]) == 0
+    params = RankerParams.from_json(json.loads(out.read_text(encoding="utf-8")))
+    assert params.meta["command"] == "trajscope eval fit ROOT" and "selection" in params.meta
+    assert "chosen on" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("name", ["tracertraj-code", "agenterrorbench-gaia"])
@@ -170,8 +254,8 @@ def test_eval_cli_lodo_mode(tmp_path: Path, name: str, capsys: pytest.CaptureFix
     folder = root / DATASETS[name].folder
     assert main(["eval", name, str(folder), "--no-embed", "--quiet", "--lodo", str(root)]) == 0
     out = capsys.readouterr().out
-    assert "lodo: fitted on" in out and "rule: always step 0" in out
-    assert "lodo-nested: fitted on" in out and "chosen on them" in out
+    assert "nested: fitted on" in out and "every tunable chosen on them" in out
+    assert "rule: always step 0" in out and "rule: uniform random step (expected)" in out
     assert ("agent@1" in out) == (name != "agenterrorbench-gaia")
 
 
@@ -183,7 +267,8 @@ def test_eval_suite_writes_tables_plot_and_params(tmp_path: Path, capsys: pytest
     doc = json.loads(out_json.read_text())
     assert set(doc["sets"]) == set(DATASETS)
     modes = [r["mode"] for r in doc["sets"]["who-and-when"]["results"]]
-    assert modes[:4] == ["shipped", "cv", "lodo", "lodo-nested"]
+    assert modes[:3] == ["nested", "shipped", "cv"]
+    assert set(doc["selections"]) == set(DATASETS)
     assert plot.read_text().startswith("<svg") and "step@1" in plot.read_text()
     # each adaptation point carries the unadapted weights scored on the same held-out runs
     for curve in doc["learning_curve"].values():
@@ -193,5 +278,5 @@ def test_eval_suite_writes_tables_plot_and_params(tmp_path: Path, capsys: pytest
             if point["k"] == 0:
                 assert base == point["metrics"]["step@1"]
     shipped = json.loads(params.read_text())
-    assert shipped["meta"]["trained_sets"] == list(DATASETS)
+    assert sorted(shipped["meta"]["trained_sets"]) == sorted(DATASETS)
     assert "shipped weights (in-sample)" in capsys.readouterr().out

@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from analyzer.attribution.adapt import workspace_ranker
+from analyzer.attribution.adapted import workspace_ranker
 from analyzer.attribution.ranker import Ranker
 from analyzer.workspace import Workspace, WorkspaceError
 from analyzer.workspace.store import WORKSPACE_SCHEMA_VERSION

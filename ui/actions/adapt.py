@@ -4,7 +4,7 @@
 adds to the Analysis menu and the tagging desk:
 
 - **Adapt to my labels…** (``Ctrl+Shift+A``): enabled once at least
-  :data:`analyzer.attribution.adapt.MIN_LABELS` loaded failed runs have exactly one decisive
+  :data:`analyzer.evaluation.adapt.MIN_LABELS` loaded failed runs have exactly one decisive
   step marked (``D``); below that its tooltip says how many more are needed. It computes the
   features of the labelled runs in a worker (progress and Cancel in the status bar; Cancel
   stops after the current run or cross-validation fold), fits, stores a new ranker version in
@@ -29,7 +29,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QLayout, QToolButton, QWidget
 
-from analyzer.attribution.adapt import MIN_LABELS
+from analyzer.evaluation.adapt import MIN_LABELS
 from analyzer.workspace import RankerVersion, Workspace, WorkspaceError
 from ui.workers import Job, resolve_embedder
 
@@ -71,8 +71,8 @@ class AdaptJob(Job):
         self.use_embedder = use_embedder
 
     def work(self) -> AdaptOutcome:
-        from analyzer.attribution.adapt import fit_adapted, labelled_runs
         from analyzer.attribution.ranker import Ranker
+        from analyzer.evaluation.adapt import fit_adapted, labelled_runs
         from analyzer.jobs import Cancelled
 
         skipped: list[tuple[str, str]] = []

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from analyzer.attribution.adapt import MIN_GAIN
 from analyzer.workspace import RankerVersion
 
 
@@ -80,9 +79,9 @@ class AdaptResultDialog(QDialog):
         head.setTextFormat(Qt.TextFormat.RichText)
         head.setText("<b>" + html.escape(self.tr("Version #{id}: fitted on {n} labelled failed runs").format(
             id=version.id, n=version.n_labels)) + "</b><br>" + html.escape(self.tr(
-                "Shrinkage towards the shipped weights: λ = {strength} (chosen by cross-validation; ∞ keeps the "
-                "shipped weights, as it does until a refit gets {gain} more of your labels right).").format(
-                    strength=_strength(version), gain=MIN_GAIN)))
+                "Shrinkage towards the shipped weights: λ = {strength} (chosen by cross-validation on your "
+                "labels; ties keep the stronger shrinkage; ∞ keeps the shipped weights).").format(
+                    strength=_strength(version))))
         self.table = QTableWidget(2, 3, self)
         self.table.setObjectName("adaptCvTable")
         self.table.setHorizontalHeaderLabels([self.tr("Weights"), self.tr("Step@1 on your labels"), self.tr("Runs")])

@@ -135,8 +135,8 @@
         <translation>版本 #{id}：基于 {n} 个已标注的失败运行拟合</translation>
     </message>
     <message>
-        <source>Shrinkage towards the shipped weights: λ = {strength} (chosen by cross-validation; ∞ keeps the shipped weights, as it does until a refit gets {gain} more of your labels right).</source>
-        <translation>向内置权重的收缩强度：λ = {strength}（由交叉验证选出；∞ 表示保持内置权重：在重新拟合的权重多答对你的 {gain} 个标注之前，一直如此）。</translation>
+        <source>Shrinkage towards the shipped weights: λ = {strength} (chosen by cross-validation on your labels; ties keep the stronger shrinkage; ∞ keeps the shipped weights).</source>
+        <translation>向内置权重的收缩强度：λ = {strength}（由在你的标注上的交叉验证选出；得分相同时取更强的收缩；∞ 表示保持内置权重）。</translation>
     </message>
     <message>
         <source>Weights</source>

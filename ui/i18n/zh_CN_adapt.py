@@ -41,10 +41,9 @@ TRANSLATIONS: dict[str, str] = {
     # result dialog
     "Ranker adapted to your labels": "已按你的标注适配排序器",
     "Version #{id}: fitted on {n} labelled failed runs": "版本 #{id}：基于 {n} 个已标注的失败运行拟合",
-    "Shrinkage towards the shipped weights: λ = {strength} (chosen by cross-validation; ∞ keeps the shipped weights, "
-    "as it does until a refit gets {gain} more of your labels right).":
-        "向内置权重的收缩强度：λ = {strength}（由交叉验证选出；∞ 表示保持内置权重：在重新拟合的权重多答对你的 {gain} "
-        "个标注之前，一直如此）。",
+    "Shrinkage towards the shipped weights: λ = {strength} (chosen by cross-validation on your labels; ties keep "
+    "the stronger shrinkage; ∞ keeps the shipped weights).":
+        "向内置权重的收缩强度：λ = {strength}（由在你的标注上的交叉验证选出；得分相同时取更强的收缩；∞ 表示保持内置权重）。",
     "Weights": "权重",
     "Step@1 on your labels": "在你的标注上的 Step@1",
     "Shipped weights": "内置权重",

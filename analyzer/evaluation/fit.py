@@ -2,7 +2,7 @@ r"""Fit the decisive-step ranker on a labelled development set, with cross-valid
 
 Usage::
 
-    python -m analyzer.attribution.fit ../shared/datasets/who_and_when/Algorithm-Generated \\
+    python -m analyzer.evaluation.fit ../shared/datasets/who_and_when/Algorithm-Generated \\
         [--embedder] [--judge NAME|FILE.gguf] [--out FILE.json]
 
 The model is a conditional logit (softmax over the steps of a run) on standardised
@@ -199,79 +199,24 @@ def fit_clogit(runs: Sequence[TrainingRun], l2: float, evidence_weight: float | 
     return Fitted(mu, sd, np.asarray(res.x) * free, lo, hi, ew, EVIDENCE_WEIGHT_LONG, n_max)
 
 
-TRANSFER_L2 = 30.0
-"""L2 penalty of the transfer fit (strong: few weights, each held by every system). Chosen
-leave-one-dataset-out on the development sets: 3 vs 30 changed no set's step@1 by more than
-a run or two but 30 kept step@3 higher on the two multi-agent sets."""
-TRANSFER_EVIDENCE_WEIGHT = 1.0
-"""Weight of the fixed detector-evidence offset in the transfer fit."""
-TRANSFER_EVIDENCE_GROUNDED = 8.0
-"""Its weight on runs that log tool output (see ``RankerParams.evidence_weight_grounded``).
-
-It is a design constant, set for the runs analysts open in the app: the planted failures of
-``sample_traces/`` (late errors in tool-using runs) must be in the top 3 for at least 80% of
-them (16 of 19 at 8; 13 at 5; 12 at 3). Two development sets log tool output (TracerTraj-Code
-logs none), and they disagree. Leave-one-dataset-out step@1 by this weight (1 = no boost / 3 /
-5 / 8 / 12): Who&When 32.5 / 30.2 / 27.8 / 27.8 / 27.8%; AgentErrorBench GAIA, whose tool
-results are read as observations since the chat importer reads them out of the user messages,
-36.0 / 40.0 / 38.0 / 38.0 / 38.0%. At 8 GAIA's adaptation to 10 labels reaches 35.4%; without
-the boost 34.0% (README)."""
-TRANSFER_PRIOR: dict[str, float] = {"top_actor_first_turn": 2.0}
-"""Structural prior of the transfer fit: fixed weights (per unit of the raw column) added to
-the logits, not fitted. ``top_actor_first_turn`` says "among several agents, the one that
-does the work errs at its first decision" (the issue's "most active agent" rule, with the
-actor found by behaviour). Fitted freely on two systems its weight comes out near zero (one
-system's convention outvotes the other's) and the held-out system pays for it; as a prior
-the fitted columns explain what it leaves. Leave-one-dataset-out step@1 was flat for weights
-1.5 to 3.5 (README); 2 was the best mean of the three sets, and ``trajscope eval suite``
-also reports the *nested* figure, where the weight is chosen without the held-out set."""
-TRANSFER_ACTOR_WEIGHT = 8.0
-"""Weight of the agents' share of the run's acting decisions when the transfer weights name the
-responsible agent (``RankerParams.actor_weight``). In effect: the agent that made most of the
-run's actions, with the top step's agent kept when the two are within 1/8 of the actions. The
-same "the agent that does the work" structure as :data:`TRANSFER_PRIOR`, for the agent answer.
-Leave-one-dataset-out agent@1 on the two multi-agent development sets (README): Who&When 53.2%
-(weight 0 or 1), 57.9% (3), 59.5% (5), 60.3% (8 and above); TracerTraj-Code 84.2% for every
-weight. That set alone cannot choose it, so the weight is a design choice made after seeing
-Who&When."""
-TRANSFER_FIRST_RUNNER_WEIGHT = 2.0
-"""Weight added to the agent that first runs something (a tool call, an action, a runnable code
-block: :func:`~analyzer.detection.text.runs_code`) when the transfer weights name the responsible
-agent (``RankerParams.first_runner_weight``). With the top step's agent at 1 and
-:data:`TRANSFER_ACTOR_WEIGHT` on the shares of the actions, the first agent to run code is named
-unless another made more than 1/8 more of the actions than it. The same structure as
-:data:`TRANSFER_PRIOR` ("the agent that does the work errs at its first decision"), for the agent
-answer. Leave-one-dataset-out agent@1, Who&When / TracerTraj-Code (README): 0 -> 62.7 / 84.3%,
-1 -> 63.5 / 84.3%, 1.5 -> 64.3 / 84.3%, 2 -> 65.9 / 84.3%, 3 -> 65.9 / 81.9%. TracerTraj-Code is
-flat up to 2, so it cannot choose the weight: it is a design choice made after seeing Who&When."""
-PRIOR_GRID: tuple[float, ...] = (0.0, 1.0, 1.5, 2.0, 3.0, 4.0)
-"""Weights of the structural prior tried by the nested leave-one-dataset-out selection."""
-DRO_TEMPERATURE = 0.05
-"""Temperature of the smooth maximum over the development sets' losses (0: the worst set only)."""
-
-
-def fit_transfer(groups: Sequence[Sequence[TrainingRun]], l2: float = TRANSFER_L2,
-                 tau: float = DRO_TEMPERATURE, features: Sequence[str] | None = None,
-                 evidence_weight: float | None = None, evidence_grounded: float | None = None,
-                 prior: dict[str, float] | None = None) -> Fitted:
+def fit_transfer(groups: Sequence[Sequence[TrainingRun]], *, l2: float, tau: float, features: Sequence[str],
+                 evidence_weight: float, evidence_grounded: float, prior: dict[str, float]) -> Fitted:
     """Weights that hold across agent systems: group-robust conditional logit on a few features.
 
     Each group is one development set (one agent system). The loss is a smooth maximum
     (``tau``-log-sum-exp) of the groups' mean negative log-likelihoods, so the weights are
-    fitted for the system they fit worst, not for the biggest set; only ``features``
-    (default :data:`~analyzer.attribution.features.TRANSFER_FEATURES`) get weights; the
-    detector-evidence prior is the usual fixed offset, and ``prior`` (default
-    :data:`TRANSFER_PRIOR`) adds fixed weights on its columns (not fitted; folded into the
-    returned weights). The penalty is ``l2`` per run.
+    fitted for the system they fit worst, not for the biggest set; only ``features`` get
+    weights; the detector-evidence prior is a fixed offset (``evidence_weight``; on runs that
+    log tool output ``evidence_grounded`` when larger), and ``prior`` adds fixed weights on its
+    columns (not fitted; folded into the returned weights). The penalty is ``l2`` per run.
+    Every argument is chosen by :mod:`analyzer.evaluation.selection`.
     """
     from scipy.optimize import minimize
 
-    from analyzer.attribution.features import TRANSFER_FEATURES
-
-    fixed = dict(TRANSFER_PRIOR if prior is None else prior)
-    names = set(features if features is not None else TRANSFER_FEATURES) - set(fixed)
-    ew = TRANSFER_EVIDENCE_WEIGHT if evidence_weight is None else evidence_weight
-    grounded = TRANSFER_EVIDENCE_GROUNDED if evidence_grounded is None else evidence_grounded
+    fixed = dict(prior)
+    names = set(features) - set(fixed)
+    ew = evidence_weight
+    grounded = evidence_grounded
     runs = [r for g in groups for r in g]
     mu, sd = standardiser(runs)
     free = np.array([n in names and n not in PRIOR_FEATURES for n in FEATURE_NAMES], dtype=np.float64)
@@ -345,26 +290,9 @@ def _fit_where_present(groups: Sequence[Sequence[TrainingRun]], mu: np.ndarray, 
     return out
 
 
-def transfer_params(groups: Sequence[Sequence[TrainingRun]], *, meta: dict[str, Any] | None = None,
-                    prior: dict[str, float] | None = None) -> RankerParams:
-    """Shipped-style params: :func:`fit_transfer`; the responsible agent from the top step and who acts.
-
-    The agent-mass temperature is not carried over: chosen on one system's labels (the only
-    multi-agent set when the other is held out) it lowered the held-out system's agent@1
-    (TracerTraj-Code 82.7% -> 61.4%), so the transfer weights start from the agent of the top
-    step and add :data:`TRANSFER_ACTOR_WEIGHT` times each agent's share of the actions and
-    :data:`TRANSFER_FIRST_RUNNER_WEIGHT` for the agent that first runs code.
-    ``prior`` replaces :data:`TRANSFER_PRIOR` (the nested leave-one-dataset-out selection).
-    """
-    fitted = fit_transfer(groups, prior=prior)
-    return to_params(fitted, agent_temperature=0.0, actor_weight=TRANSFER_ACTOR_WEIGHT,
-                     first_runner_weight=TRANSFER_FIRST_RUNNER_WEIGHT,
-                     meta={**(meta or {}), "fit": "group-robust transfer", "l2": TRANSFER_L2,
-                           "n_runs": sum(len(g) for g in groups)})
-
-
 def to_params(fitted: Fitted, *, judge_weight: float = 0.0, judge_top_k: int = 3, value_prior: float = 0.9,
               agent_temperature: float = 0.0, actor_weight: float = 0.0, first_runner_weight: float = 0.0,
+              calibration_temperature: float = 1.0, uncertain_below: float = 0.0,
               meta: dict[str, Any] | None = None) -> RankerParams:
     """Ranker params of fitted weights."""
 
@@ -377,7 +305,8 @@ def to_params(fitted: Fitted, *, judge_weight: float = 0.0, judge_top_k: int = 3
                         evidence_weight_grounded=fitted.evidence_weight_grounded,
                         train_max_steps=fitted.train_max_steps, judge_weight=judge_weight, judge_top_k=judge_top_k, value_prior=value_prior,
                         agent_temperature=agent_temperature, actor_weight=actor_weight,
-                        first_runner_weight=first_runner_weight, meta=dict(meta or {}))
+                        first_runner_weight=first_runner_weight, calibration_temperature=calibration_temperature,
+                        uncertain_below=uncertain_below, meta=dict(meta or {}))
 
 
 def fit_params(runs: Sequence[TrainingRun], *, folds: int = 5, meta: dict[str, Any] | None = None) -> RankerParams:
@@ -538,7 +467,7 @@ def format_scores(title: str, s: Scores) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Fit, cross-validate and write the params file."""
-    ap = argparse.ArgumentParser(prog="python -m analyzer.attribution.fit", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m analyzer.evaluation.fit", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("paths", nargs="+", type=Path, help="labelled development files/folders")
     ap.add_argument("--out", type=Path, default=None,

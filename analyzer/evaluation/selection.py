@@ -1,0 +1,419 @@
+"""Nested selection of every tunable of the attribution ranker, across agent systems.
+
+Every choice the shipped figures depend on is made here, in code, from the training systems
+alone:
+
+- the **step configuration** (:class:`StepConfig`): the feature set, the L2 penalty, the
+  group-robust temperature, the weight of the structural prior, the weight of the
+  detector-evidence prior and its weight on runs that log tool output;
+- the **agent rule** (:class:`AgentConfig`): the weight of each agent's share of the actions and
+  of the agent that first runs something;
+- the **calibration temperature** of the reported probabilities.
+
+:func:`select` chooses them by leave-one-system-out *among the training systems*: each
+candidate is fitted on all training systems but one and scored on that one, in turn; the best
+mean held-out step@1 + step@3 wins (:attr:`Candidate.key`; ties: mean step@1, then the earlier
+candidate of the grid, which lists the plainest value first). The step configuration is searched by coordinate ascent from
+:data:`START` over :data:`GRID`; the agent rule is scored on the same held-out logits, on the
+training systems with agent labels; the temperature maximises the held-out likelihood of the
+labelled steps.
+
+:func:`nested_leave_one_system_out` is the headline: for each system, :func:`select` and the fit
+are redone on the other systems only, then the system is scored once. :func:`fit_all` is what
+``trajscope eval fit ROOT`` writes into the shipped params file. Training code never runs in the
+app: :mod:`analyzer.attribution` only reads the params file.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from analyzer.attribution.attribute import actor_share, first_runner, responsible_agent
+from analyzer.attribution.features import CONTENT_FEATURES, RULE_FEATURES, TRANSFER_FEATURES
+from analyzer.attribution.ranker import RankerParams, softmax
+from analyzer.evaluation.scoring import normalise_agent
+from analyzer.evaluation.transfer import EvalRun, PreparedSet, canonical_ranking
+from analyzer.jobs import Progress, no_progress
+
+FEATURE_SETS: dict[str, tuple[str, ...]] = {
+    "structure": TRANSFER_FEATURES,
+    "structure+rules": (*TRANSFER_FEATURES, *RULE_FEATURES),
+    "content": CONTENT_FEATURES,
+    "structure+content": tuple(dict.fromkeys((*TRANSFER_FEATURES, *CONTENT_FEATURES))),
+}
+"""Candidate feature sets: who acts and in what order (with or without the fixed rules as
+columns); what the steps say and what follows them; both."""
+
+PRIOR_FEATURE = "top_actor_first_turn"
+"""The column of the structural prior ("among several agents, the one that does the work errs at
+its first decision"): a fixed weight, not fitted, when the selection gives it one."""
+
+
+@dataclass(frozen=True)
+class StepConfig:
+    """The tunables of the step ranker.
+
+    Attributes:
+        features: Name of the feature set (:data:`FEATURE_SETS`).
+        l2: L2 penalty of the group-robust fit (per run).
+        tau: Temperature of the smooth maximum over the systems' losses (small: the worst system).
+        prior_weight: Fixed weight of :data:`PRIOR_FEATURE` (0: none).
+        evidence_weight: Weight of the detector-evidence offset.
+        evidence_grounded: Its weight on runs that log tool output (at most ``evidence_weight``: no boost).
+        symptom: Weight, in the evidence column, of a finding that most likely shows an earlier
+            cause's consequence (:func:`~analyzer.attribution.features.evidence_parts`).
+        repeat: Weight of a finding that is not the first of its category in the run.
+        off_kind: Weight of a finding on a kind of step it is not about.
+    """
+
+    features: str = "structure"
+    l2: float = 30.0
+    tau: float = 0.05
+    prior_weight: float = 0.0
+    evidence_weight: float = 1.0
+    evidence_grounded: float = 0.0
+    symptom: float = 1.0
+    repeat: float = 1.0
+    off_kind: float = 1.0
+
+    @property
+    def evidence_classes(self) -> dict[str, float]:
+        """The evidence-column weights (``RankerParams.evidence_classes``)."""
+        return {"repeat": self.repeat, "off_kind": self.off_kind, "symptom": self.symptom}
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """The tunables of the responsible-agent rule (see :func:`responsible_agent`)."""
+
+    actor_weight: float = 0.0
+    first_runner_weight: float = 0.0
+
+
+START = StepConfig()
+"""Where the coordinate search starts: the structural features, no prior, no boost."""
+
+GRID: dict[str, tuple[Any, ...]] = {
+    "features": tuple(FEATURE_SETS),
+    "l2": (30.0, 3.0, 300.0),
+    "tau": (0.05, 1.0),
+    "prior_weight": (0.0, 1.0, 2.0, 4.0),
+    "evidence_weight": (1.0, 0.0, 2.0, 4.0),
+    "evidence_grounded": (0.0, 2.0, 4.0, 8.0),
+    "symptom": (1.0, 0.5, 0.25),
+    "repeat": (1.0, 0.5),
+    "off_kind": (1.0, 0.5),
+}
+"""Values tried per tunable (the plainest first: ties keep it)."""
+
+AGENT_GRID: dict[str, tuple[float, ...]] = {
+    "actor_weight": (0.0, 1.0, 2.0, 4.0, 8.0),
+    "first_runner_weight": (0.0, 0.5, 1.0, 2.0, 3.0),
+}
+"""Agent-rule values tried (every pair)."""
+
+TEMPERATURES: tuple[float, ...] = (1.0, 0.5, 0.75, 1.5, 2.0, 3.0, 5.0, 8.0)
+"""Calibration temperatures tried."""
+
+SEARCH_ROUNDS = 2
+"""Passes of the coordinate search over :data:`GRID`."""
+
+UNCERTAIN_BELOW = 0.5
+"""Not a tuned value but the definition of "uncertain": the calibrated probability that the named
+step is the decisive one is below one half (the answer is more likely wrong than right)."""
+
+
+@dataclass
+class Candidate:
+    """One configuration's inner leave-one-system-out result.
+
+    Attributes:
+        config: The step configuration.
+        step1: Held-out step@1 per system.
+        step3: Held-out step@3 per system.
+    """
+
+    config: StepConfig
+    step1: dict[str, float]
+    step3: dict[str, float]
+
+    @property
+    def key(self) -> tuple[float, float]:
+        """What the selection maximises: mean held-out step@1 plus mean step@3, then mean step@1.
+
+        Both figures count: step@1 is the answer the app gives, step@3 the short list an analyst
+        reads. (Mean step@1 alone was tried first; ``docs/eval/trials.md`` has both.)
+        """
+        s1 = float(np.mean(list(self.step1.values())))
+        return (round(s1 + float(np.mean(list(self.step3.values()))), 9), round(s1, 9))
+
+
+@dataclass
+class Selection:
+    """What :func:`select` chose and why.
+
+    Attributes:
+        step: The chosen step configuration.
+        agent: The chosen agent rule.
+        temperature: The chosen calibration temperature.
+        trained_on: The systems the choice saw.
+        tried: Every step configuration tried, with its inner held-out figures.
+        agent_table: Inner held-out agent@1 (mean over systems with agent labels) per agent rule.
+    """
+
+    step: StepConfig
+    agent: AgentConfig
+    temperature: float
+    trained_on: list[str]
+    tried: list[Candidate] = field(default_factory=list)
+    agent_table: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain dict (recorded in the params file's meta)."""
+        return {"step": asdict(self.step), "agent": asdict(self.agent), "calibration_temperature": self.temperature,
+                "trained_on": self.trained_on,
+                "tried": [{"config": asdict(c.config), "step@1": c.step1, "step@3": c.step3} for c in self.tried],
+                "agent_table": self.agent_table}
+
+
+def _training(r: EvalRun) -> Any:
+    from analyzer.evaluation.fit import TrainingRun
+
+    assert r.gold_step is not None
+    return TrainingRun(r.trajectory.id, r.key, r.features, r.agents, r.gold_step, r.gold_agent)
+
+
+class Selector:
+    """Fits and held-out scores, cached by (training systems, configuration)."""
+
+    def __init__(self, sets: Sequence[PreparedSet]) -> None:
+        from analyzer.attribution.features import evidence_parts
+
+        self._base = {s.name: s for s in sets}
+        self._parts = {(s.name, r.key): evidence_parts(r.trajectory, r.findings) for s in sets for r in s.runs}
+        self._sets: dict[tuple[str, tuple[float, ...]], PreparedSet] = {}
+        self._fits: dict[tuple[frozenset[str], StepConfig], Any] = {}
+
+    @property
+    def names(self) -> list[str]:
+        """The systems, in the order given."""
+        return list(self._base)
+
+    def set(self, name: str, cfg: StepConfig | None = None) -> PreparedSet:
+        """System ``name`` with its evidence column weighted as ``cfg`` says (cached)."""
+        if cfg is None:
+            return self._base[name]
+        weights = cfg.evidence_classes
+        key = (name, tuple(weights.values()))
+        if key not in self._sets:
+            from analyzer.attribution.features import FEATURE_NAMES, evidence_column
+
+            col = FEATURE_NAMES.index("evidence")
+            ps = self._base[name]
+            runs = []
+            for r in ps.runs:
+                x = r.features.copy()
+                x[:, col] = evidence_column(self._parts[(name, r.key)], x.shape[0], weights)
+                runs.append(replace(r, features=x))
+            self._sets[key] = replace(ps, runs=runs)
+        return self._sets[key]
+
+    def fit(self, names: Sequence[str], cfg: StepConfig) -> Any:
+        """The group-robust fit of ``cfg`` on the systems ``names`` (cached)."""
+        from analyzer.evaluation.fit import fit_transfer
+
+        key = (frozenset(names), cfg)
+        if key not in self._fits:
+            groups = [[_training(r) for r in self.set(n, cfg).trainable] for n in sorted(names)]
+            self._fits[key] = fit_transfer(groups, l2=cfg.l2, tau=cfg.tau, features=FEATURE_SETS[cfg.features],
+                                           evidence_weight=cfg.evidence_weight,
+                                           evidence_grounded=cfg.evidence_grounded,
+                                           prior={PRIOR_FEATURE: cfg.prior_weight})
+        return self._fits[key]
+
+    def held_logits(self, names: Sequence[str], held: str, cfg: StepConfig) -> dict[str, np.ndarray]:
+        """Logits of every run of ``held`` from the fit on ``names`` without it."""
+        fitted = self.fit([n for n in names if n != held], cfg)
+        return {r.key: fitted.logits(r.features) for r in self.set(held, cfg).runs}
+
+    def hits(self, held: str, logits: dict[str, np.ndarray]) -> tuple[float, float]:
+        """step@1 and step@3 of ``logits`` on system ``held`` (every labelled record counts)."""
+        ps = self.set(held)
+        by_key = {r.key: r for r in ps.runs}
+        h1 = h3 = 0
+        for g in ps.golds:
+            r = by_key.get(g.file)
+            if r is None or g.step is None or g.file not in logits:
+                continue
+            order = [int(k) for k in np.argsort(-logits[g.file], kind="stable")]
+            top = canonical_ranking(order, ps.canonical.get(g.file))
+            h1 += top[0] == g.step
+            h3 += g.step in top[:3]
+        n = max(1, len(ps.golds))
+        return h1 / n, h3 / n
+
+    def candidate(self, names: Sequence[str], cfg: StepConfig) -> Candidate:
+        """Leave-one-system-out among ``names`` for ``cfg``."""
+        s1: dict[str, float] = {}
+        s3: dict[str, float] = {}
+        for held in names:
+            s1[held], s3[held] = self.hits(held, self.held_logits(names, held, cfg))
+        return Candidate(cfg, s1, s3)
+
+
+def select(selector: Selector, names: Sequence[str], progress: Progress = no_progress) -> Selection:
+    """Choose every tunable by leave-one-system-out among the systems ``names`` only."""
+    names = sorted(names)
+    tried: dict[StepConfig, Candidate] = {}
+
+    def evaluate(cfg: StepConfig) -> Candidate:
+        if cfg not in tried:
+            progress(len(tried), len(tried) + 1, f"selection on {'+'.join(names)}: {cfg}")
+            tried[cfg] = selector.candidate(names, cfg)
+        return tried[cfg]
+
+    best = evaluate(START)
+    for _ in range(SEARCH_ROUNDS):
+        moved = False
+        for dim, values in GRID.items():
+            for v in values:
+                cand = evaluate(replace(best.config, **{dim: v}))
+                if cand.key > best.key:
+                    best, moved = cand, True
+        if not moved:
+            break
+    held = {h: selector.held_logits(names, h, best.config) for h in names}
+    agent, agent_table = _select_agent(selector, held)
+    temperature = _select_temperature(selector, held)
+    return Selection(best.config, agent, temperature, list(names), list(tried.values()), agent_table)
+
+
+def _agent_hits(ps: PreparedSet, logits: dict[str, np.ndarray], cfg: AgentConfig) -> float:
+    """agent@1 of an agent rule on one system's held-out logits (every labelled record counts)."""
+    by_key = {r.key: r for r in ps.runs}
+    hits = 0
+    for g in ps.golds:
+        r = by_key.get(g.file)
+        if r is None or not g.agent or g.file not in logits:
+            continue
+        steps = r.trajectory.steps
+        first = first_runner(steps) if cfg.first_runner_weight else None
+        agent = responsible_agent(r.agents, logits[g.file], 0.0, actor_share(steps) if cfg.actor_weight else None,
+                                  cfg.actor_weight, first[0] if first else None, cfg.first_runner_weight)
+        hits += normalise_agent(agent) == normalise_agent(g.agent)
+    return hits / max(1, len(ps.golds))
+
+
+def _select_agent(selector: Selector, held: dict[str, dict[str, np.ndarray]]) -> tuple[AgentConfig, dict[str, float]]:
+    """The agent rule with the best mean held-out agent@1 over the systems with agent labels."""
+    labelled = [h for h in held if selector.set(h).multi_agent]
+    table: dict[str, float] = {}
+    best: tuple[float, AgentConfig] | None = None
+    for a in AGENT_GRID["actor_weight"]:
+        for f in AGENT_GRID["first_runner_weight"]:
+            cfg = AgentConfig(a, f)
+            value = float(np.mean([_agent_hits(selector.set(h), held[h], cfg) for h in labelled])) if labelled else 0.0
+            table[f"actor {a:g}, first runner {f:g}"] = round(value, 6)
+            if best is None or value > best[0] + 1e-12:
+                best = (value, cfg)
+    assert best is not None
+    return best[1], table
+
+
+def _select_temperature(selector: Selector, held: dict[str, dict[str, np.ndarray]]) -> float:
+    """The temperature that maximises the mean held-out log-probability of the labelled spans."""
+    pairs: list[tuple[np.ndarray, list[int]]] = []
+    for h, logits in held.items():
+        ps = selector.set(h)
+        for r in ps.trainable:
+            canon = ps.canonical.get(r.key)
+            assert r.gold_step is not None
+            members = [k for k in range(len(logits[r.key])) if (canon[k] if canon else k) == r.gold_step]
+            pairs.append((logits[r.key], members or [r.gold_step]))
+
+    def loglik(t: float) -> float:
+        return float(np.mean([math.log(max(1e-12, float(softmax(s / t)[m].sum()))) for s, m in pairs]))
+
+    return max(TEMPERATURES, key=loglik) if pairs else 1.0
+
+
+def params_of(selector: Selector, names: Sequence[str], sel: Selection, meta: dict[str, Any] | None = None) -> RankerParams:
+    """Params of the chosen configuration fitted on every run of the systems ``names``."""
+    from analyzer.evaluation.fit import to_params
+
+    fitted = selector.fit(names, sel.step)
+    params = to_params(fitted, agent_temperature=0.0, actor_weight=sel.agent.actor_weight,
+                     first_runner_weight=sel.agent.first_runner_weight,
+                     calibration_temperature=sel.temperature, uncertain_below=UNCERTAIN_BELOW,
+                     meta={**(meta or {}), "fit": "group-robust transfer, nested selection",
+                           "trained_sets": sorted(names), "selection": sel.to_json(),
+                           "n_runs": sum(len(selector.set(n).trainable) for n in names)})
+    params.evidence_classes = sel.step.evidence_classes
+    return params
+
+
+@dataclass
+class NestedResult:
+    """Nested leave-one-system-out: per held-out system, what was chosen without it, and its params."""
+
+    selections: dict[str, Selection]
+    params: dict[str, RankerParams]
+
+
+def nested_leave_one_system_out(sets: Sequence[PreparedSet], progress: Progress = no_progress,
+                                selector: Selector | None = None) -> NestedResult:
+    """For each system: :func:`select` and fit on the others, the params that score it."""
+    sel = selector or Selector(sets)
+    names = [s.name for s in sets]
+    selections: dict[str, Selection] = {}
+    params: dict[str, RankerParams] = {}
+    for target in names:
+        others = [n for n in names if n != target]
+        choice = select(sel, others, progress)
+        selections[target] = choice
+        params[target] = params_of(sel, others, choice, {"held_out": target})
+    return NestedResult(selections, params)
+
+
+def fit_all(sets: Sequence[PreparedSet], progress: Progress = no_progress, selector: Selector | None = None,
+            meta: dict[str, Any] | None = None) -> tuple[RankerParams, Selection]:
+    """The shipped params: :func:`select` on every system, then the fit on every labelled run."""
+    sel = selector or Selector(sets)
+    names = [s.name for s in sets]
+    choice = select(sel, names, progress)
+    trained = sorted(r.trajectory.id for s in sets for r in s.trainable)
+    return params_of(sel, names, choice, {**(meta or {}), "trained_trace_ids": trained}), choice
+
+
+def column_ablation(selector: Selector, nested: NestedResult, progress: Progress = no_progress) -> dict[str, dict[str, float]]:
+    """Each column's nested contribution: its held-out step@1 lost when it is left out (points).
+
+    For each held-out system, the configuration chosen without it is refitted on the other
+    systems without one column of its feature set, and the system is scored again.
+    """
+    from analyzer.evaluation.fit import fit_transfer
+
+    out: dict[str, dict[str, float]] = {}
+    names = selector.names
+    for t, target in enumerate(names):
+        progress(t, len(names), target)
+        cfg = nested.selections[target].step
+        others = [n for n in names if n != target]
+        full = selector.hits(target, selector.held_logits(names, target, cfg))[0]
+        cols = [c for c in FEATURE_SETS[cfg.features] if c != PRIOR_FEATURE or not cfg.prior_weight]
+        extra = [PRIOR_FEATURE + " (prior)"] if cfg.prior_weight else []
+        for col in [*cols, *extra, "evidence (prior)"]:
+            feats = tuple(c for c in FEATURE_SETS[cfg.features] if c != col)
+            fitted = fit_transfer([[_training(r) for r in selector.set(n, cfg).trainable] for n in sorted(others)],
+                                  l2=cfg.l2, tau=cfg.tau,
+                                  features=feats, evidence_weight=0.0 if col == "evidence (prior)" else cfg.evidence_weight,
+                                  evidence_grounded=0.0 if col == "evidence (prior)" else cfg.evidence_grounded,
+                                  prior={PRIOR_FEATURE: 0.0 if col.startswith(PRIOR_FEATURE + " ") else cfg.prior_weight})
+            logits = {r.key: fitted.logits(r.features) for r in selector.set(target, cfg).runs}
+            out.setdefault(col, {})[target] = round(100 * (selector.hits(target, logits)[0] - full), 1)
+    return out
