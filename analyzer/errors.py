@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from analyzer.import_messages import render_en
 from analyzer.messages import Message
 
 
@@ -31,8 +32,6 @@ class LoadError:
     @classmethod
     def of(cls, file: str, record: str | None, importer: str | None, message: Message) -> LoadError:
         """A problem stated as a load-problem message (its English text becomes ``reason``)."""
-        from analyzer.reasons import render_en
-
         return cls(file, record, importer, render_en(message), message)
 
     def to_dict(self) -> dict[str, Any]:
@@ -58,8 +57,6 @@ class ImportFailure(Exception):
     def __init__(self, reason: str | Message, record: str | None = None) -> None:
         message = reason if isinstance(reason, Message) else None
         if message is not None:
-            from analyzer.reasons import render_en
-
             reason = render_en(message)
         assert isinstance(reason, str)
         super().__init__(reason)

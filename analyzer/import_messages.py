@@ -15,11 +15,16 @@ Parameters follow :mod:`analyzer.messages` (so no parameter is called ``step`` o
 ``quote``, ``category`` or ``share`` here, and numbers that need a format are passed as text);
 ``where`` is a record locator (``"file"`` or ``"line N"``). Library error texts (orjson,
 zipfile, pyarrow, pydantic) and trace values are parameters, shown untranslated.
+
+The English text of any load problem, the loader's (:data:`analyzer.reasons.LOAD_MESSAGES`) or
+an importer's, is :func:`render_en` here: this catalogue builds on the loader's, not the other
+way round.
 """
 
 from __future__ import annotations
 
 from analyzer.messages import Message, Param
+from analyzer.reasons import LOAD_MESSAGES
 
 IMPORT_MESSAGES: dict[str, str] = {
     # near misses: what the closest importer found missing in a file nobody claimed
@@ -242,6 +247,20 @@ IMPORT_MESSAGES: dict[str, str] = {
 a test checks, and that every id has a Chinese template with the same placeholders)."""
 
 
+def english_catalogue(mid: str) -> dict[str, str]:
+    """The English catalogue that holds ``mid`` (the loader's, else the importers')."""
+    return LOAD_MESSAGES if mid in LOAD_MESSAGES else IMPORT_MESSAGES
+
+
+def render_en(message: Message) -> str:
+    """English text of a load-problem or importer message.
+
+    Raises:
+        KeyError: Unknown id, or a placeholder without a parameter.
+    """
+    return message.render(english_catalogue(message.id))
+
+
 def imsg(mid: str, **params: Param) -> Message:
     """An importer message (the id must be in :data:`IMPORT_MESSAGES`).
 
@@ -264,8 +283,6 @@ class MessageText(str):
 
     def __new__(cls, message: Message) -> MessageText:
         """The English text of ``message`` (an :data:`IMPORT_MESSAGES` id)."""
-        from analyzer.reasons import render_en
-
         out = super().__new__(cls, render_en(message))
         out.message = message
         return out
@@ -282,8 +299,6 @@ class MessageValueError(ValueError):
     """
 
     def __init__(self, message: Message) -> None:
-        from analyzer.reasons import render_en
-
         super().__init__(render_en(message))
         self.message = message
 
@@ -312,8 +327,6 @@ def wrap(mid: str, inner: Message | str, **params: Param) -> Message:
     """
     if isinstance(inner, str):
         return imsg(mid, **params, **{INNER: inner})
-    from analyzer.reasons import render_en
-
     nested = {f"{INNER}.{k}": v for k, v in inner.params.items()}
     return imsg(mid, **params, **{INNER: render_en(inner), f"{INNER}_id": inner.id}, **nested)
 

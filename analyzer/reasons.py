@@ -4,8 +4,9 @@ The loader states each problem it finds itself as a :class:`~analyzer.messages.M
 :data:`LOAD_MESSAGES`; :class:`analyzer.errors.LoadError` keeps the English text (``reason``,
 what the CLI, the exports and the tests read) and the message (``message``), which the app and
 ``--lang zh_CN`` render in the analyst's language. The built-in importers state theirs the same
-way, from :data:`analyzer.import_messages.IMPORT_MESSAGES`; reasons a third-party importer
-writes in its own words have no message and are shown as written.
+way, from :data:`analyzer.import_messages.IMPORT_MESSAGES`, which builds on this catalogue and
+renders either in English (:func:`analyzer.import_messages.render_en`); reasons a third-party
+importer writes in its own words have no message and are shown as written.
 
 Parameters follow the typing rules of :mod:`analyzer.messages`; in addition ``where`` is a
 record locator, ``"file"`` or ``"line N"``, rendered as such in each language.
@@ -73,20 +74,3 @@ def reason(mid: str, **params: Param) -> Message:
         raise KeyError(f"unknown load-problem message {mid!r}")
     return Message(mid, params)
 
-
-def english_catalogue(mid: str) -> dict[str, str]:
-    """The English catalogue that holds ``mid`` (the loader's, else the importers')."""
-    if mid in LOAD_MESSAGES:
-        return LOAD_MESSAGES
-    from analyzer.import_messages import IMPORT_MESSAGES
-
-    return IMPORT_MESSAGES
-
-
-def render_en(message: Message) -> str:
-    """English text of a load-problem or importer message.
-
-    Raises:
-        KeyError: Unknown id, or a placeholder without a parameter.
-    """
-    return message.render(english_catalogue(message.id))

@@ -354,7 +354,7 @@ def read_one(path: Path, spec: Any, host: Any, limits: Any = None) -> tuple[str,
     """
     from analyzer.errors import LoadError
     from analyzer.jobs import NeverCancel
-    from analyzer.loading.loader import read_file
+    from analyzer.loading.read import read_file
 
     try:
         got = read_file(path, spec, host, NeverCancel(), limits) if limits is not None else \

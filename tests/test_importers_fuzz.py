@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from analyzer.errors import LoadError
 from analyzer.jobs import NeverCancel
 from analyzer.loading import load
-from analyzer.loading.loader import read_file
+from analyzer.loading.read import read_file
 from analyzer.plugin_host import PluginHost
 from analyzer.schema.models import Step, Trajectory
 from analyzer.settings import LoadLimits

@@ -13,8 +13,6 @@ Extension points for the tagging desk (issue "Desktop app II"):
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import time
 import traceback
 from collections.abc import Callable
@@ -45,6 +43,7 @@ from analyzer.loading.loader import LoadResult
 from analyzer.session import Session
 from ui import settings as ui_settings
 from ui.actions.search import install_search
+from ui.actions.tagging import install_tagging
 from ui.bridge import SessionBridge
 from ui.dialogs.file_dialogs import FileDialog
 from ui.dialogs.judge_dialog import current_choice
@@ -58,7 +57,6 @@ from ui.views.runs_panel import RunsPanel
 from ui.views.transcript import TranscriptView
 from ui.workers import AnalyzeJob, Job, JobRunner, LoadJob, resolve_analyze
 
-TAGGING_MODULE = "ui.actions.tagging"
 ANALYSIS_FLUSH_MS = 200
 STATE_VERSION = 3
 EMBEDDER_KEY = "analysis/use_embedder"
@@ -350,13 +348,8 @@ class MainWindow(QMainWindow):
         sb.addPermanentWidget(self.jobs_indicator)
 
     def _install_tagging(self) -> None:
-        if importlib.util.find_spec(TAGGING_MODULE) is None:
-            return
         try:
-            mod = importlib.import_module(TAGGING_MODULE)
-            install = getattr(mod, "install_tagging", None)
-            if callable(install):
-                install(self)
+            install_tagging(self)
         except Exception as exc:  # a broken feature module must not stop the app
             self.show_error(self.tr("The tagging desk could not be loaded: {err}").format(err=exc), traceback.format_exc())
 

@@ -1,4 +1,7 @@
-"""Screenshots of the tag chips and the jobs indicator (called by :mod:`ui.screenshots`).
+"""Screenshots of the tagging desk, the tag chips and the jobs indicator (called by :mod:`ui.screenshots`).
+
+* ``tagging_desk.png``: the tagging desk after a short review session in a throw-away workspace
+  (:func:`screenshot_tagging_desk`).
 
 * ``tag_chips.png``: the transcript of a failed run after a short review in a temporary
   workspace: the analyst's categories and tags as chips on the step cards, the analyst's
@@ -21,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+
+from ui.screenshot_runs import pick_run
 
 SIZE = (1600, 1000)
 
@@ -174,7 +179,6 @@ def render_tags_and_jobs(out_dir: Path, paths: list[str]) -> list[Path]:
     """``tag_chips.png`` and ``jobs_indicator.png`` from the sample traces (cheap analysis)."""
     from analyzer.loading import load
     from analyzer.session import Session
-    from ui.screenshots import pick_run
     from ui.workers import resolve_analyze
 
     loaded = load(paths)
@@ -201,3 +205,59 @@ def render_tags_and_jobs(out_dir: Path, paths: list[str]) -> list[Path]:
     if jobs is not None:
         written.append(jobs)
     return written
+
+
+DEMO_DECISIONS = "ARA2AADS1AARAAD3SA"
+"""Review decisions the tagging-desk screenshot makes (A accept, R reject, D decisive, S skip, digits relabel)."""
+
+
+def screenshot_tagging_desk(out: str | Path, paths: list[str], decisions: str = DEMO_DECISIONS,
+                            size: tuple[int, int] = SIZE) -> Path:
+    """Render the tagging desk after a short review session to a PNG (``make screenshots``).
+
+    Loads ``paths``, runs the cheap analysis, reviews the first queue items with
+    ``decisions`` in a throw-away workspace, and grabs the window (offscreen works).
+
+    Args:
+        out: PNG to write.
+        paths: Trace files or folders.
+        decisions: Review keys applied to the queue (see :meth:`TaggingDesk.apply_decisions`).
+        size: Window size.
+
+    Returns:
+        The PNG path.
+    """
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    from analyzer.pipeline import analyze
+    from analyzer.workspace import WorkspaceError
+    from ui.actions.tagging import TaggingController
+    from ui.app import AppController, create_application
+
+    create_application()
+    controller = AppController(persist=False)
+    window = controller.build_window()
+    target = Path(out)
+    with tempfile.TemporaryDirectory() as tmp:
+        ctrl: TaggingController = window.tagging
+        if not ctrl.open_workspace(Path(tmp) / "screenshot.trajscope") or ctrl.workspace is None:
+            raise WorkspaceError("cannot create the screenshot workspace")
+        ctrl.workspace.author = "analyst"
+        window.resize(*size)
+        window.open_paths(paths, synchronous=True)
+        window.session.merge_analysis(analyze(window.session.traces, window.session.steps))
+        window.bridge.flush()
+        window.show_tab("tagging")
+        window.show()
+        ctrl.desk.apply_decisions(decisions)
+        window.message_bar.clear()
+        window.bridge.flush()
+        loop = QEventLoop()
+        QTimer.singleShot(400, loop.quit)
+        loop.exec()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not window.grab().save(str(target)):
+            raise OSError(f"could not write {target}")
+        window.close()
+        ctrl.workspace.close()
+    return target

@@ -6,7 +6,7 @@ story at its decisive step, and writes one PNG per tab:
 
 * ``main_window.png``: the run view;
 * ``model_comparison.png``: the model-comparison tab;
-* ``tagging_desk.png``: the tagging desk, when that tab exists;
+* ``tagging_desk.png``: the tagging desk after a short review (see :mod:`ui.screenshot_tags_jobs`);
 * ``paired_comparison.png``: the Compare tab with two models selected (paired view) and
   ``side_by_side.png``: two runs of a task where they differ (a small generated demo set:
   the sample traces share no tasks across models).
@@ -17,16 +17,12 @@ story at its decisive step, and writes one PNG per tab:
 * ``main_window_zh_CN.png``: the run view in Simplified Chinese (same run, the transcript search
   highlighting a word of the decisive step).
 
-Feature modules can add their own shots: if ``ui.actions.tagging`` defines
-``extra_screenshots(window, out_dir) -> list[Path]`` it is called last.
 Works offscreen (``QT_QPA_PLATFORM=offscreen``).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import os
 import re
 import sys
@@ -36,31 +32,13 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import polars as pl
 
+from ui.screenshot_runs import pick_risky_run, pick_run
+from ui.screenshot_tags_jobs import render_tags_and_jobs, screenshot_tagging_desk
+
 ROOT = Path(__file__).resolve().parents[1]
 SIZE = (1600, 1000)
 SHOTS = (("main_window.png", "run"), ("model_comparison.png", "compare"), ("tagging_desk.png", "tagging"),
          ("insights.png", "insights"))
-
-
-def pick_run(view: pl.DataFrame) -> str | None:
-    """The failed, analysed run that shows the value curve best (a clear drop, a readable length)."""
-    failed = view.filter((pl.col("outcome") == "failure") & pl.col("decisive_step").is_not_null())
-    if failed.height == 0:
-        return None
-    readable = failed.filter(pl.col("n_steps").is_between(12, 60))
-    pool = readable if readable.height else failed
-    best = pool.sort(["largest_drop", "n_findings", "n_steps"], descending=True, nulls_last=True)
-    return str(best["trace_id"][0])
-
-
-def pick_risky_run(view: pl.DataFrame) -> str | None:
-    """The longest analysed run with a risky combination (it shows the most overlays), if any."""
-    if "risk_score" not in view.columns:
-        return None
-    risky = view.filter(pl.col("risk_score").fill_null(0) > 0)
-    if risky.height == 0:
-        return None
-    return str(risky.sort(["n_steps", "risk_score"], descending=True)["trace_id"][0])
 
 
 def render(out_dir: Path, paths: list[str], embeddings: bool = True) -> list[Path]:
@@ -120,20 +98,12 @@ def render(out_dir: Path, paths: list[str], embeddings: bool = True) -> list[Pat
         if not window.grab().save(str(target)):
             raise SystemExit(f"could not write {target}")
         written.append(target)
-    if importlib.util.find_spec("ui.actions.tagging") is not None:
-        tagging = importlib.import_module("ui.actions.tagging")
-        extra = getattr(tagging, "extra_screenshots", None)
-        if callable(extra):
-            written.extend(extra(window, out_dir))
-        desk = getattr(tagging, "screenshot_tagging_desk", None)
-        if callable(desk):  # the desk after a short review, so the agreement panel has content
-            written.append(desk(out_dir / "tagging_desk.png", paths))
+    # the desk after a short review, so the agreement panel has content
+    written.append(screenshot_tagging_desk(out_dir / "tagging_desk.png", paths))
     window.close()
     written.append(chinese_main_window(out_dir / "main_window_zh_CN.png", session, tid))
     written.append(report_first_page(out_dir / "report_pdf_page1.png", session))
     written.extend(paired_screenshots(out_dir))
-    from ui.screenshot_tags_jobs import render_tags_and_jobs
-
     written.extend(render_tags_and_jobs(out_dir, paths))
     return written
 

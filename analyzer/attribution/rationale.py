@@ -57,6 +57,7 @@ from analyzer.detection.text import (
     shingles,
     source_decision,
 )
+from analyzer.locales import catalogue, normalise_language, param_formatter
 from analyzer.messages import (
     Message,
     Param,
@@ -174,8 +175,6 @@ class Rationale:
 
     def render_in(self, lang: str) -> str:
         """Plain text in a language (``en``, ``zh_CN``); English for ids the language lacks."""
-        from analyzer.locales import catalogue, param_formatter
-
         return self.render(catalogue(RATIONALE_MESSAGES, "rationale", lang), param_formatter(lang))
 
     def steps(self) -> list[int]:
@@ -223,6 +222,16 @@ class Rationale:
         return cls(cat if isinstance(cat, str) else None,
                    tuple(Message.from_dict(p) for p in data.get("parts") or ()),
                    tuple(Message.from_dict(t) for t in data.get("tail") or ()))
+
+
+def rationale_text(structured: str | None, fallback: str | None, lang: str) -> str:
+    """A stored rationale (``rationale_json``) in ``lang``; ``fallback`` (English) if it cannot be read."""
+    if structured and normalise_language(lang) != "en":
+        try:
+            return Rationale.from_json(structured).render_in(lang)
+        except (KeyError, IndexError, ValueError):
+            pass
+    return fallback or ""
 
 
 def simple(message_id: str, **params: Any) -> Rationale:

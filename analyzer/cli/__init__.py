@@ -10,24 +10,20 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from analyzer.cli import import_cmd
+from analyzer.cli import (
+    analyze_cmd,
+    corpus_cmd,
+    eval_cmd,
+    import_cmd,
+    plugins_cmd,
+    report_cmd,
+    schema_cmd,
+)
 
 Register = Callable[[argparse._SubParsersAction], None]  # type: ignore[type-arg]
 
-_BUILTIN: list[Register] = [import_cmd.register]
-
-
-def _optional(name: str) -> Register | None:
-    import importlib
-
-    try:
-        mod = importlib.import_module(f"analyzer.cli.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name == f"analyzer.cli.{name}":
-            return None
-        raise
-    reg: Register = mod.register
-    return reg
+_BUILTIN: list[Register] = [import_cmd.register, analyze_cmd.register, eval_cmd.register, report_cmd.register,
+                            schema_cmd.register, plugins_cmd.register, corpus_cmd.register]
 
 
 def build_parser(extra: Sequence[Register] = ()) -> argparse.ArgumentParser:
@@ -39,10 +35,6 @@ def build_parser(extra: Sequence[Register] = ()) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for reg in _BUILTIN:
         reg(sub)
-    for name in ("analyze_cmd", "eval_cmd", "report_cmd", "schema_cmd", "plugins_cmd", "corpus_cmd"):
-        r = _optional(name)
-        if r is not None:
-            r(sub)
     for r in extra:
         r(sub)
     return parser

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from analyzer.analysis.result import AnalysisResult, uncertain_steps
+from analyzer.attribution.rationale import rationale_text
 from analyzer.export.palette import category_color, category_title, text_color_on
 from analyzer.export.report_i18n import html_lang, translator
 from analyzer.export.report_signals import SignalSection, signal_section
@@ -26,7 +27,7 @@ from analyzer.export.svg import (
 )
 from analyzer.export.tables import run_table
 from analyzer.locales import category_title as locale_category_title
-from analyzer.locales import finding_text, note_text, rationale_text, step_list_text
+from analyzer.locales import finding_text, note_text, step_list_text
 from analyzer.metrics.columns import COUNT_PREFIX
 from analyzer.metrics.model_names import NAMES_SEPARATOR
 from analyzer.metrics.models import DEFAULT_MIN_GROUP_RUNS, model_metrics, rank_groups

@@ -29,7 +29,8 @@ from typing import Any
 from analyzer.errors import LoadError
 from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS
-from analyzer.jobs import CancelToken
+from analyzer.jobs import CancelToken, NeverCancel
+from analyzer.loading.read import FileRead, read_file
 from analyzer.plugin_host.registry import ImporterSpec, PluginHost
 from analyzer.settings import LoadLimits, format_bytes
 
@@ -62,11 +63,8 @@ def _child_init(memory_bytes: int) -> None:
 _HOSTS: dict[tuple[str, str], PluginHost] = {}
 
 
-def _child_read(path: str, spec: ImporterSpec, limits: LoadLimits) -> object:
+def _child_read(path: str, spec: ImporterSpec, limits: LoadLimits) -> FileRead:
     """Worker side: read one file with a host holding just this importer."""
-    from analyzer.jobs import NeverCancel
-    from analyzer.loading.loader import read_file
-
     key = (spec.id, spec.callable)
     host = _HOSTS.get(key)
     if host is None:
@@ -120,20 +118,19 @@ class IsolatedReader:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
 
-    def read(self, path: Path, spec: ImporterSpec, cancel: CancelToken) -> object:
-        """Read one file in the worker; returns the loader's ``FileRead``.
+    def read(self, path: Path, spec: ImporterSpec, cancel: CancelToken) -> FileRead:
+        """Read one file in the worker (what :func:`analyzer.loading.read.read_file` gives).
 
         A timeout, a dead worker or a cancel never raises: they give an error for the file
         (a cancel gives an empty result, and the loader sees the cancel token).
         """
-        from analyzer.loading.loader import FileRead
 
         def failed(reason: str) -> FileRead:
             return FileRead(empty_frame(TRACE_COLUMNS), empty_frame(STEP_COLUMNS),
                             [LoadError(str(path), None, spec.id, reason)], [])
 
         try:
-            fut: Future[object] = self._ensure().submit(_child_read, str(path), spec, self.limits)
+            fut: Future[FileRead] = self._ensure().submit(_child_read, str(path), spec, self.limits)
         except (BrokenProcessPool, RuntimeError, OSError) as exc:
             self._kill()
             return failed(f"cannot start the worker process that reads large files ({exc})")

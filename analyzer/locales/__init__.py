@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from analyzer.import_messages import INNER, english_catalogue, inner_message
 from analyzer.messages import STEP_LIST_SEPARATOR as STEP_LIST_SEPARATOR_EN
 from analyzer.messages import STEP_WORD as STEP_WORD_EN
 from analyzer.messages import (
@@ -26,6 +27,7 @@ from analyzer.messages import (
     step_list,
 )
 from analyzer.messages import is_step_param as _is_step
+from analyzer.reasons import LOAD_MESSAGES
 
 if TYPE_CHECKING:
     from analyzer.errors import LoadError
@@ -126,31 +128,15 @@ def step_list_text(steps: Sequence[int], lang: str) -> str:
     return str(sep).join(str(int(s)) for s in steps)
 
 
-def rationale_text(structured: str | None, fallback: str | None, lang: str) -> str:
-    """A stored rationale (``rationale_json``) in ``lang``; ``fallback`` (English) if it cannot be read."""
-    if structured and normalise_language(lang) != "en":
-        from analyzer.attribution.rationale import Rationale
-
-        try:
-            return Rationale.from_json(structured).render_in(lang)
-        except (KeyError, IndexError, ValueError):
-            pass
-    return fallback or ""
-
-
 def reason_text(message: Message | None, fallback: str, lang: str) -> str:
     """A load problem's reason in ``lang`` (its English ``fallback`` when it has no message)."""
     if message is None or normalise_language(lang) == "en":
         return fallback
-    from analyzer.reasons import LOAD_MESSAGES, english_catalogue
-
     english = english_catalogue(message.id)
     if message.id not in english:
         return fallback
     if english is LOAD_MESSAGES:
         return render_message(message, english, "load", lang)
-    from analyzer.import_messages import INNER, inner_message
-
     inner = inner_message(message)
     if inner is not None:  # a wrapper: its inner reason in ``lang`` too
         text = reason_text(inner, str(message.params.get(INNER, "")), lang)

@@ -11,6 +11,7 @@ import polars as pl
 
 from analyzer import reasons
 from analyzer.errors import ImportFailure
+from analyzer.import_messages import render_en
 from analyzer.jobs import CancelToken, NeverCancel
 from analyzer.messages import Message
 from analyzer.schema.findings import Finding
@@ -49,7 +50,7 @@ class ImportContext:
         """
         if isinstance(reason, Message):
             self.messages[len(self.errors)] = reason
-            reason = reasons.render_en(reason)
+            reason = render_en(reason)
         self.errors.append((record, reason))
 
     def message_of(self, index: int) -> Message | None:

@@ -33,7 +33,7 @@ from analyzer import guard
 from analyzer.errors import ImportFailure
 from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS
-from analyzer.import_messages import imsg
+from analyzer.import_messages import imsg, render_en
 from analyzer.loading.jsonio import (
     LINE_CHUNK_BYTES,
     iter_line_chunks,
@@ -42,7 +42,6 @@ from analyzer.loading.jsonio import (
 )
 from analyzer.messages import Message
 from analyzer.plugin_host.protocols import ImportContext
-from analyzer.reasons import render_en
 from analyzer.schema.models import SCHEMA_VERSION, Outcome, Role, StepKind
 
 IMPORTER_ID = "generic"

@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 
 from analyzer.errors import ImportFailure, LoadError
-from analyzer.import_messages import IMPORT_MESSAGES, imsg, inner_message, wrap
+from analyzer.import_messages import IMPORT_MESSAGES, imsg, inner_message, render_en, wrap
 from analyzer.locales import load_error_text, reason_text, zh_CN
 from analyzer.messages import Message
 from analyzer.plugin_host import PluginHost
 from analyzer.plugin_host.protocols import ImportContext
-from analyzer.reasons import LOAD_MESSAGES, reason, render_en
+from analyzer.reasons import LOAD_MESSAGES, reason
 from bench import fuzzing
 
 ROOT = Path(__file__).resolve().parents[2]

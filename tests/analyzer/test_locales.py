@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.attribution.rationale import RATIONALE_MESSAGES, Rationale
+from analyzer.attribution.rationale import RATIONALE_MESSAGES, Rationale, rationale_text
 from analyzer.errors import ImportFailure, LoadError
 from analyzer.loading import load
 from analyzer.locales import (
@@ -17,7 +17,6 @@ from analyzer.locales import (
     load_error_text,
     normalise_language,
     param_formatter,
-    rationale_text,
     reason_text,
     zh_CN,
 )

@@ -230,7 +230,7 @@ def test_an_unknown_outcome_is_said_and_a_run_without_agent_steps_blames_no_step
     assert c1["decisive_step"] is None and c1["category"] is None
     assert c1["rationale"] == "run has no agent step (only the task, context or tool output)"
     # the note is a message like the others: the Chinese rationale has it too
-    from analyzer.locales import rationale_text
+    from analyzer.attribution.rationale import rationale_text
 
     assert "结果未记录" in rationale_text(row["u2"]["rationale_json"], row["u2"]["rationale"], "zh_CN")
 

@@ -14,7 +14,7 @@ import pytest
 from analyzer.analysis.result import RUN_COLUMNS, uncertain_cell, uncertain_steps
 from analyzer.attribution import attribute, step_features
 from analyzer.attribution.ranker import Ranker
-from analyzer.attribution.rationale import Rationale
+from analyzer.attribution.rationale import Rationale, rationale_text
 from analyzer.export import (
     EXPORT_RUN_COLUMNS,
     ReportOptions,
@@ -25,7 +25,6 @@ from analyzer.export import (
 from analyzer.frames import ANNOTATION_COLUMNS
 from analyzer.frames.build import frame_from_rows
 from analyzer.loading import load
-from analyzer.locales import rationale_text
 from analyzer.pipeline import analyze
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from analyzer.errors import LoadError
-from analyzer.import_messages import imsg, wrap
-from analyzer.reasons import reason, render_en
+from analyzer.import_messages import imsg, render_en, wrap
+from analyzer.reasons import reason
 
 ROOT = Path(__file__).resolve().parents[2]
 

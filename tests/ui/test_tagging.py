@@ -441,7 +441,7 @@ def test_import_annotations_reports_conflicts_and_adopts_theirs(tag_window: Any,
 
 def test_tagging_desk_screenshot_on_the_sample_traces(app: Any, tmp_path: Path) -> None:
     """What ``make screenshots`` renders: the desk after a short review of the real sample analysis."""
-    from ui.actions.tagging import screenshot_tagging_desk
+    from ui.screenshot_tags_jobs import screenshot_tagging_desk
 
     out = screenshot_tagging_desk(tmp_path / "tagging_desk.png", [str(Path(__file__).resolve().parents[2] / "sample_traces")])
     assert out.stat().st_size > 50_000

@@ -1,6 +1,6 @@
 """The tagging desk's actions: keyboard tagging, accept/reject, undo/redo and the workspace.
 
-``install_tagging(main_window)`` (called by the main window when this module exists) adds:
+``install_tagging(main_window)`` (called by ``MainWindow.__init__``) adds:
 
 - keys ``1``-``9`` and ``0``: tag the selected steps (when the transcript or a plot has the
   focus) or the selected runs (runs table) with the taxonomy category of that key;
@@ -714,59 +714,3 @@ def install_tagging(main_window: Any) -> TaggingController:
 
     install_adapt(main_window, ctrl)
     return ctrl
-
-
-DEMO_DECISIONS = "ARA2AADS1AARAAD3SA"
-"""Review decisions the tagging-desk screenshot makes (A accept, R reject, D decisive, S skip, digits relabel)."""
-
-
-def screenshot_tagging_desk(out: str | Path, paths: list[str], decisions: str = DEMO_DECISIONS,
-                            size: tuple[int, int] = (1600, 1000)) -> Path:
-    """Render the tagging desk after a short review session to a PNG (``make screenshots``).
-
-    Loads ``paths``, runs the cheap analysis, reviews the first queue items with
-    ``decisions`` in a throw-away workspace, and grabs the window (offscreen works).
-
-    Args:
-        out: PNG to write.
-        paths: Trace files or folders.
-        decisions: Review keys applied to the queue (see :meth:`TaggingDesk.apply_decisions`).
-        size: Window size.
-
-    Returns:
-        The PNG path.
-    """
-    import tempfile
-
-    from PySide6.QtCore import QEventLoop
-
-    from analyzer.pipeline import analyze
-    from ui.app import AppController, create_application
-
-    create_application()
-    controller = AppController(persist=False)
-    window = controller.build_window()
-    target = Path(out)
-    with tempfile.TemporaryDirectory() as tmp:
-        ctrl: TaggingController = window.tagging
-        if not ctrl.open_workspace(Path(tmp) / "screenshot.trajscope") or ctrl.workspace is None:
-            raise WorkspaceError("cannot create the screenshot workspace")
-        ctrl.workspace.author = "analyst"
-        window.resize(*size)
-        window.open_paths(paths, synchronous=True)
-        window.session.merge_analysis(analyze(window.session.traces, window.session.steps))
-        window.bridge.flush()
-        window.show_tab("tagging")
-        window.show()
-        ctrl.desk.apply_decisions(decisions)
-        window.message_bar.clear()
-        window.bridge.flush()
-        loop = QEventLoop()
-        QTimer.singleShot(400, loop.quit)
-        loop.exec()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not window.grab().save(str(target)):
-            raise OSError(f"could not write {target}")
-        window.close()
-        ctrl.workspace.close()
-    return target

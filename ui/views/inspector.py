@@ -8,8 +8,6 @@ is inserted into :attr:`InspectorPane.annotation_slot`.
 from __future__ import annotations
 
 import html
-import importlib
-import importlib.util
 import json
 import re
 from typing import Any
@@ -33,6 +31,7 @@ from ui.i18n.messages import finding_text, note_text
 from ui.models.runs_table import STALE_COLOR
 from ui.models.steps_list import parse_steps_list
 from ui.theme import CANDIDATE, CATEGORY_COLORS, DECISIVE, OUTCOME_COLORS, is_dark
+from ui.views.annotation_editor import create_annotation_editor
 from ui.views.rationale_html import rationale_html, steps_html
 
 _STEP_REF_RE = re.compile(r"(\bstep |步骤 )(\d+)\b")
@@ -43,7 +42,6 @@ def _step_links(text: str) -> str:
     return _STEP_REF_RE.sub(lambda m: f"{m.group(1)}<a href='step:{m.group(2)}'>{m.group(2)}</a>", html.escape(text))
 
 MAX_STEP_TEXT = 200_000
-ANNOTATION_EDITOR_MODULE = "ui.views.annotation_editor"
 
 
 def _e(value: Any) -> str:
@@ -96,16 +94,8 @@ class InspectorPane(QWidget):
         self.refresh()
 
     def _install_annotation_editor(self) -> None:
-        if importlib.util.find_spec(ANNOTATION_EDITOR_MODULE) is None:
-            self.annotation_host.hide()
-            return
         try:
-            mod = importlib.import_module(ANNOTATION_EDITOR_MODULE)
-            factory = getattr(mod, "create_annotation_editor", None)
-            if factory is None:
-                self.annotation_host.hide()
-                return
-            self.annotation_editor = factory(self.session, self.bridge, self.annotation_host)
+            self.annotation_editor = create_annotation_editor(self.session, self.bridge, self.annotation_host)
         except Exception as exc:  # a broken editor must not take the inspector down
             self.annotation_host.hide()
             self.annotation_error = f"{type(exc).__name__}: {exc}"
