@@ -42,6 +42,9 @@ import orjson
 from analyzer.cli.analyze_cmd import add_model_options, load_models, progress_bar
 
 SETS = ("who-and-when", "tracertraj-code", "agenterrorbench-gaia", "trail-gaia", "trail-swe")
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"
+"""The planted-failure samples: with ``--with-samples``, training data of the selection and the fit
+(never a held-out system). Not used for the shipped params: ``docs/eval/trials.md``."""
 LEARNING_CURVE_K: tuple[int, ...] = (0, 5, 10, 20)
 
 
@@ -60,6 +63,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         w.add_argument("--cv", type=int, metavar="K", help="k-fold cross-validation within the set")
         w.add_argument("--lodo", type=Path, metavar="ROOT",
                        help="leave-one-dataset-out: fit on the other sets under ROOT, score this one")
+        w.add_argument("--with-samples", action="store_true",
+                       help="with --lodo: add the planted-failure samples (sample_traces/) as training data")
         w.add_argument("--adapt", type=int, metavar="K", help="adapt to K random labelled runs per draw")
         w.add_argument("--draws", type=int, default=20, metavar="N", help="draws of --adapt (default 20)")
         w.add_argument("--seed", type=int, default=0, metavar="S", help="seed of --cv folds and --adapt draws")
@@ -73,6 +78,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="where to write the params (default: the shipped params file in the package)")
     f.add_argument("--no-embed", action="store_true", help="no sentence embeddings")
     f.add_argument("--cache", type=Path, metavar="DIR", help="keep the prepared sets here (delete it when features change)")
+    f.add_argument("--with-samples", action="store_true",
+                   help="add the planted-failure samples (sample_traces/) as training data (a trial: not shipped)")
     f.add_argument("--quiet", action="store_true")
     f.set_defaults(func=run_fit, no_judge=True, judge=None)
     s = bench.add_parser("suite", help="every set under ROOT: nested leave-one-system-out, CV, adaptation")
@@ -86,6 +93,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     s.add_argument("--write-params", type=Path, metavar="FILE.json",
                    help="also run `eval fit` and write its params here (the shipped params file)")
     s.add_argument("--cache", type=Path, metavar="DIR", help="keep the prepared sets here (delete it when features change)")
+    s.add_argument("--with-samples", action="store_true",
+                   help="add the planted-failure samples (sample_traces/) as training data (a trial: not shipped)")
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(func=run_suite, no_judge=True, judge=None)
     p.set_defaults(func=lambda args: _usage(p))
@@ -105,7 +114,9 @@ def _prepare(name: str, path: Path, embedder: Any, quiet: bool, cache: Path | No
     stored = cache / f"{name}{'' if embedder is not None else '-noembed'}.pickle" if cache else None
     if stored is not None and stored.is_file():
         return pickle.loads(stored.read_bytes())
-    ls = DATASETS[name].load(path)
+    from analyzer.evaluation.datasets import PLANTED, load_planted_samples
+
+    ls = load_planted_samples(path) if name == PLANTED else DATASETS[name].load(path)
     with progress_bar(not quiet, f"preparing {name}") as prog:
         out = prepare_set(ls, embedder=embedder, progress=prog), ls.load_errors
     if stored is not None:
@@ -198,6 +209,10 @@ def run(args: argparse.Namespace) -> int:
         if not others:
             print(f"trajscope eval: --lodo: no other set under {args.lodo}", file=sys.stderr)
             return 2
+        if args.with_samples and SAMPLES.is_dir():
+            from analyzer.evaluation.datasets import PLANTED
+
+            others.append(_prepare(PLANTED, SAMPLES, embedder, args.quiet)[0])
         names = [o.name for o in others]
         selector = Selector([ps, *others])
         choice = select(selector, names)
@@ -263,8 +278,14 @@ def _run_full_pipeline(args: argparse.Namespace) -> int:
 
 
 def _prepared_sets(args: argparse.Namespace, embedder: Any) -> dict[str, Any]:
-    return {n: _prepare(n, _set_path(args.root, n), embedder, args.quiet, args.cache)[0]
-            for n in SETS if _set_path(args.root, n).exists()}
+    """Every development set under the root, plus the planted samples (training only) with ``--with-samples``."""
+    out = {n: _prepare(n, _set_path(args.root, n), embedder, args.quiet, args.cache)[0]
+           for n in SETS if _set_path(args.root, n).exists()}
+    if out and args.with_samples and SAMPLES.is_dir():
+        from analyzer.evaluation.datasets import PLANTED
+
+        out[PLANTED] = _prepare(PLANTED, SAMPLES, embedder, args.quiet, args.cache)[0]
+    return out
 
 
 def _models(args: argparse.Namespace) -> Any:
@@ -313,7 +334,7 @@ def run_fit(args: argparse.Namespace) -> int:
         return 2
     embedder = _models(args)
     prepared = _prepared_sets(args, embedder)
-    if len(prepared) < 3:
+    if sum(not p.training_only for p in prepared.values()) < 3:
         print(f"trajscope eval fit: need at least three development sets under {args.root}", file=sys.stderr)
         return 2
     _fit(prepared, embedder, args.out or _shipped_params_path(), args.quiet)
@@ -340,7 +361,7 @@ def run_suite(args: argparse.Namespace) -> int:
         return 2
     embedder = _models(args)
     prepared = _prepared_sets(args, embedder)
-    if len(prepared) < 3:
+    if sum(not p.training_only for p in prepared.values()) < 3:
         print(f"trajscope eval suite: need at least three development sets under {args.root}", file=sys.stderr)
         return 2
     selector = Selector(list(prepared.values()))
@@ -352,6 +373,8 @@ def run_suite(args: argparse.Namespace) -> int:
     doc: dict[str, Any] = {"sets": {}, "learning_curve": {}, "active_learning": {},
                            "selections": {n: s.to_json() for n, s in nested.selections.items()}}
     for name, ps in prepared.items():
+        if ps.training_only:
+            continue
         base = Ranker(nested.params[name])  # a new system: nothing about it was seen
         choice = nested.selections[name]
         nps = selector.set(name, choice.step)  # its evidence column weighed as the nested choice says

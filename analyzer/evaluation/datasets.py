@@ -88,6 +88,9 @@ class LabelledSet:
             where a set scores spans rather than steps (TRAIL); absent: every step is its own.
         alternatives: Per record key, every labelled error step (canonical), where the set
             annotates more than the first error (TRAIL's ``loc@k``).
+        keys: Record key per trace id, where a file holds several runs (default: the file name).
+        training_only: Runs with planted failures: used to choose and fit, never scored as a
+            held-out system.
     """
 
     name: str
@@ -99,6 +102,8 @@ class LabelledSet:
     load_errors: list[str] = field(default_factory=list)
     canonical: dict[str, list[int]] = field(default_factory=dict)
     alternatives: dict[str, set[int]] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)
+    training_only: bool = False
 
 
 def _load(paths: Sequence[Path]) -> Any:
@@ -264,6 +269,36 @@ def load_trail_gaia(path: Path) -> LabelledSet:
 def load_trail_swe(path: Path) -> LabelledSet:
     """TRAIL's SWE-bench split (a CodeAct agent, claude-3-7-sonnet)."""
     return load_trail(path, "swe_bench")
+
+
+PLANTED = "planted-samples"
+"""Name of the training-only set of runs with planted failures (``sample_traces/``)."""
+
+
+def load_planted_samples(path: Path) -> LabelledSet:
+    """The failed runs of ``sample_traces/`` whose metadata names the planted decisive step.
+
+    Injected failures, not natural ones: a training-only set (more training signal for the
+    selection and the fit, in every fold), never a held-out system.
+    """
+    res = _load([path])
+    rows = []
+    golds: list[Gold] = []
+    keys: dict[str, str] = {}
+    for i, row in enumerate(res.traces.select("trace_id", "source_file", "record", "outcome",
+                                              "metadata_json").iter_rows(named=True)):
+        meta = orjson.loads(row["metadata_json"]) if row["metadata_json"] else {}
+        planted = meta.get("planted") if isinstance(meta, dict) else None
+        if row["outcome"] != "failure" or not isinstance(planted, dict) or not isinstance(planted.get("step"), int):
+            continue
+        key = f"{Path(row['source_file']).name}#{row['record']}"
+        keys[row["trace_id"]] = key
+        golds.append(Gold(key, int(planted["step"]), None))
+        rows.append(i)
+    traces = res.traces[rows].with_columns(pl.Series("gold_decisive_step", [g.step for g in golds], dtype=pl.Int64))
+    steps = res.steps.filter(pl.col("trace_id").is_in(traces["trace_id"].implode()))
+    return LabelledSet(PLANTED, traces, steps, golds, {}, False, [str(e) for e in res.errors], keys=keys,
+                       training_only=True)
 
 
 @dataclass(frozen=True)

@@ -367,12 +367,15 @@ class NestedResult:
 
 def nested_leave_one_system_out(sets: Sequence[PreparedSet], progress: Progress = no_progress,
                                 selector: Selector | None = None) -> NestedResult:
-    """For each system: :func:`select` and fit on the others, the params that score it."""
+    """For each system: :func:`select` and fit on the others, the params that score it.
+
+    A training-only set (planted failures) is among the others of every system, never a target.
+    """
     sel = selector or Selector(sets)
     names = [s.name for s in sets]
     selections: dict[str, Selection] = {}
     params: dict[str, RankerParams] = {}
-    for target in names:
+    for target in (s.name for s in sets if not s.training_only):
         others = [n for n in names if n != target]
         choice = select(sel, others, progress)
         selections[target] = choice
@@ -400,8 +403,9 @@ def column_ablation(selector: Selector, nested: NestedResult, progress: Progress
 
     out: dict[str, dict[str, float]] = {}
     names = selector.names
-    for t, target in enumerate(names):
-        progress(t, len(names), target)
+    targets = list(nested.selections)
+    for t, target in enumerate(targets):
+        progress(t, len(targets), target)
         cfg = nested.selections[target].step
         others = [n for n in names if n != target]
         full = selector.hits(target, selector.held_logits(names, target, cfg))[0]

@@ -73,6 +73,7 @@ class PreparedSet:
         trajectories: Blinded runs, for the fixed rules.
         canonical: Per record key, the step that stands for each step (sets scored by span).
         alternatives: Per record key, every labelled error step (``loc@k``).
+        training_only: Planted failures: chosen and fitted on, never scored as a held-out system.
     """
 
     name: str
@@ -83,6 +84,7 @@ class PreparedSet:
     trajectories: list[Trajectory] = field(default_factory=list)
     canonical: dict[str, list[int]] = field(default_factory=dict)
     alternatives: dict[str, set[int]] = field(default_factory=dict)
+    training_only: bool = False
 
     @property
     def trainable(self) -> list[EvalRun]:
@@ -102,7 +104,7 @@ def prepare_set(ls: LabelledSet, *, embedder: Any = None, progress: Progress = n
     blinded: list[Trajectory] = []
     for i, t in enumerate(trajs):
         progress(i, len(trajs), Path(t.source_file).name)
-        key = Path(t.source_file).name
+        key = ls.keys.get(t.id, Path(t.source_file).name)
         bt = blind(t)
         blinded.append(bt)
         sig = prepare_run(bt, host, embedder=embedder)
@@ -114,7 +116,7 @@ def prepare_set(ls: LabelledSet, *, embedder: Any = None, progress: Progress = n
                             step, g.agent if g is not None else None, ls.categories.get(key)))
     progress(len(trajs), len(trajs), "prepared")
     return PreparedSet(ls.name, runs, ls.golds, ls.multi_agent, bool(ls.categories), blinded,
-                       ls.canonical, ls.alternatives)
+                       ls.canonical, ls.alternatives, ls.training_only)
 
 
 def reweighted(ps: PreparedSet, weights: Mapping[str, float]) -> PreparedSet:
