@@ -9,7 +9,9 @@ from analyzer.metrics.signal_metrics import SIGNAL_MODEL_COLUMNS
 from analyzer.taxonomy import CATEGORY_IDS
 
 GROUP_COLUMNS: tuple[ColumnSpec, ...] = (
-    ColumnSpec("model", pl.Utf8, "Model name ('(unknown)' when the file does not say)."),
+    ColumnSpec("model", pl.Utf8, "Model group: the name without provider prefixes and date stamps "
+               "(gpt-4o-mini-2024-07-18 -> gpt-4o-mini), or the analyst's alias; '(unknown)' for runs whose "
+               "file records no model (listed last, never ranked)."),
     ColumnSpec("framework", pl.Utf8, "Agent framework."),
     ColumnSpec("task_family", pl.Utf8, "Task family / dataset / level."),
 )
@@ -22,6 +24,9 @@ MODEL_METRIC_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("runs", pl.Int64, "Runs in the group (n)."),
     ColumnSpec("too_few_runs", pl.Boolean, "True when n is below the minimum group size (setting "
                "'min_group_runs', default 10): its rates are too uncertain to rank it."),
+    ColumnSpec("rank", pl.Int64, "Place by pass rate (1 = best; ties share a place) among the groups with at "
+               "least 'min_group_runs' runs and a pass rate. Empty for groups with too few runs and for "
+               "'(unknown)' (runs with no recorded model: not a model, so listed last and never ranked)."),
     ColumnSpec("passes", pl.Int64, "Runs whose outcome is success."),
     ColumnSpec("failures", pl.Int64, "Runs whose outcome is failure."),
     ColumnSpec("unknown", pl.Int64, "Runs with an unknown outcome (left out of the pass rate)."),
@@ -49,7 +54,8 @@ MODEL_METRIC_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("horizon_50", pl.Float64, "Steps until the success chance falls to 50%: ln 0.5 / ln p̂ (null if unbounded)."),
     ColumnSpec("horizon_80", pl.Float64, "Steps until the success chance falls to 80%: ln 0.8 / ln p̂ (null if unbounded)."),
     ColumnSpec("names", pl.Utf8, "Model names as the traces spell them, merged into this group "
-               "(provider prefixes and workspace aliases), '; '-separated."),
+               "(provider prefixes, date stamps and '-latest' folded automatically; the workspace's aliases and "
+               "splits win), '; '-separated."),
     *SIGNAL_MODEL_COLUMNS,
 )
 

@@ -24,6 +24,7 @@ from analyzer.metrics.stats import wilson_interval
 from analyzer.taxonomy import CATEGORY_IDS
 
 UNKNOWN_GROUP = "(unknown)"
+"""The group of runs whose file records no model (framework, task family): listed apart, never ranked."""
 DEFAULT_MIN_GROUP_RUNS = 10
 """Groups with fewer runs are marked ``too_few_runs`` (setting ``min_group_runs``)."""
 MIN_GROUP_RUNS_KEY = "min_group_runs"
@@ -79,26 +80,54 @@ def set_min_group_runs(n: int) -> None:
     save_settings(s)
 
 
+def known_group(group_by: Sequence[str]) -> pl.Expr:
+    """True for rows of :func:`model_metrics` whose group values are all recorded (not ``(unknown)``)."""
+    cols = [g for g in group_by if g in _GROUPS]
+    if not cols:
+        return pl.lit(True)
+    return pl.all_horizontal(pl.col(g).fill_null(UNKNOWN_GROUP) != UNKNOWN_GROUP for g in cols)
+
+
+def split_unknown(metrics: pl.DataFrame, group_by: Sequence[str] = ("model",)) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The rows of recorded groups and the ``(unknown)`` rows (no model recorded), order kept."""
+    if metrics.height == 0:
+        return metrics, metrics.clear()
+    known = known_group([g for g in group_by if g in metrics.columns])
+    return metrics.filter(known), metrics.filter(~known)
+
+
 def rank_groups(metrics: pl.DataFrame, min_runs: int = DEFAULT_MIN_GROUP_RUNS,
-                by: str = "pass_rate") -> pl.DataFrame:
+                by: str = "pass_rate", group_by: Sequence[str] | None = None) -> pl.DataFrame:
     """Groups ranked best first without letting small groups win on a point estimate.
 
     Groups with at least ``min_runs`` runs come first, by ``by`` (descending, nulls last), then
-    by size; groups below ``min_runs`` follow, largest first. Nothing is pooled.
+    by size; groups below ``min_runs`` follow, largest first. ``(unknown)`` groups (runs whose
+    file records no model) are not a model: they come last, whatever their size, and are never
+    ranked (see :func:`split_unknown`). Nothing is pooled.
 
     Args:
         metrics: Output of :func:`model_metrics`.
         min_runs: Minimum group size.
         by: Metric to rank the large-enough groups by.
+        group_by: The grouping columns (default: those of ``metrics``).
     """
     if metrics.height == 0:
         return metrics
+    groups = [g for g in (group_by if group_by is not None else _GROUPS) if g in metrics.columns]
+    unknown = ~known_group(groups)
     small = pl.col("runs") < min_runs
-    ranked = pl.when(small).then(None).otherwise(pl.col(by))  # small groups are never ordered by the estimate
-    return (metrics.with_columns(small.alias("_small"), ranked.alias("_rank"))
-            .sort(["_small", "_rank", "runs", by], descending=[False, True, True, True], nulls_last=True,
-                  maintain_order=True)
-            .drop("_small", "_rank"))
+    ranked = pl.when(small | unknown).then(None).otherwise(pl.col(by))  # small groups are never ordered by the estimate
+    return (metrics.with_columns(unknown.alias("_unknown"), small.alias("_small"), ranked.alias("_rank"))
+            .sort(["_unknown", "_small", "_rank", "runs", by], descending=[False, False, True, True, True],
+                  nulls_last=True, maintain_order=True)
+            .drop("_unknown", "_small", "_rank"))
+
+
+def _with_rank(metrics: pl.DataFrame, group_by: Sequence[str]) -> pl.DataFrame:
+    """The ``rank`` column: place by pass rate among recorded groups with enough runs and a pass rate."""
+    rankable = known_group(group_by) & ~pl.col("too_few_runs") & pl.col("pass_rate").is_not_null()
+    place = pl.when(rankable).then(pl.col("pass_rate")).otherwise(None).rank("min", descending=True)
+    return metrics.with_columns(pl.when(rankable).then(place).otherwise(None).cast(pl.Int64).alias("rank"))
 
 
 def _group_metrics(rows: list[dict[str, Any]], confidence: float, min_runs: int) -> dict[str, Any]:
@@ -172,6 +201,8 @@ def model_metrics(traces: pl.DataFrame, runs: pl.DataFrame | None = None,
     table applied (:mod:`analyzer.metrics.model_names`); ``names`` lists the raw names of each
     group. Every group has its n (``runs``); groups below ``min_runs`` are marked
     ``too_few_runs`` (use :func:`rank_groups` to order groups without letting them win).
+    ``rank`` places the groups with at least ``min_runs`` runs and a pass rate by pass rate;
+    runs with no recorded model form the ``(unknown)`` group, listed last and never ranked.
 
     Args:
         traces: Traces frame (TRACE_COLUMNS).
@@ -185,7 +216,8 @@ def model_metrics(traces: pl.DataFrame, runs: pl.DataFrame | None = None,
         min_runs: Minimum group size (below it a group is ``too_few_runs``).
 
     Returns:
-        Frame with the columns of :func:`metric_columns`, sorted by the group columns.
+        Frame with the columns of :func:`metric_columns`, sorted by the group columns with the
+        ``(unknown)`` rows last.
 
     Raises:
         ValueError: For an unknown grouping column.
@@ -215,4 +247,9 @@ def model_metrics(traces: pl.DataFrame, runs: pl.DataFrame | None = None,
             row.update(_group_metrics(rows, confidence, min_runs))
             out_rows.append(row)
     result = frame_from_rows(out_rows, specs)
-    return result.sort(list(group_by)) if group_by else result
+    if result.height:
+        result = _with_rank(result, group_by)
+    if not group_by or result.height == 0:
+        return result
+    return (result.with_columns((~known_group(group_by)).alias("_unknown"))
+            .sort(["_unknown", *group_by]).drop("_unknown"))

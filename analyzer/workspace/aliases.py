@@ -2,8 +2,9 @@
 
 A row ``model -> canonical`` puts the model name ``model`` into the group ``canonical``
 (see :mod:`analyzer.metrics.model_names`). Merging models writes one row per merged name;
-splitting writes identity rows (``a -> a``), which also undo the automatic provider-prefix
-merge. Every edit is one transaction.
+splitting writes identity rows (``a -> a``), which also undo the automatic folding of provider
+prefixes and date stamps (``gpt-4o-mini-2024-07-18`` -> ``gpt-4o-mini``). The table lives in the
+workspace, so a split survives a reopen. Every edit is one transaction.
 """
 
 from __future__ import annotations

@@ -202,15 +202,15 @@ def test_alias_merge_and_split_change_models_csv(tmp_path: Path) -> None:
         write_analysis(out, traces, steps, None, aliases=aliases, formats=("csv",))
         return {r["model"]: r for r in pl.read_csv(out / "models.csv").iter_rows(named=True)}
 
-    # provider prefixes are removed: 4 groups, not 6, and each says which names it holds
+    # provider prefixes and date stamps are folded: 4 groups, not 6, and each says which names it holds
     m = models_csv({})
-    assert sorted(m) == ["claude-3-7-sonnet-20250219", "gpt-4.1", "gpt-4.1-mini", "o4-mini"]
+    assert sorted(m) == ["claude-3-7-sonnet", "gpt-4.1", "gpt-4.1-mini", "o4-mini"]
     assert m["o4-mini"]["runs"] == 2 and m["o4-mini"]["names"] == "o4-mini; openai/o4-mini"
     assert all(r["too_few_runs"] for r in m.values())  # n below the default minimum of 10
     ws = Workspace(tmp_path / "ws.trajscope")
     assert merge_models(ws, ["gpt-4.1", "gpt-4.1-mini"], "gpt-4.1 family") == 2
     merged = models_csv(model_aliases(ws))
-    assert sorted(merged) == ["claude-3-7-sonnet-20250219", "gpt-4.1 family", "o4-mini"]
+    assert sorted(merged) == ["claude-3-7-sonnet", "gpt-4.1 family", "o4-mini"]
     fam = merged["gpt-4.1 family"]
     assert (fam["runs"], fam["passes"], fam["failures"]) == (2, 1, 1)
     assert fam["names"] == "gpt-4.1; openrouter/openai/gpt-4.1-mini"

@@ -110,7 +110,9 @@ def test_model_metrics_counts_rates_and_reliability() -> None:
     tr, rn = _metrics_fixture()
     m = model_metrics(tr, rn)
     assert m.columns == [c.name for c in metric_columns(("model",))]
-    assert m["model"].to_list() == ["(unknown)", "A", "B"]
+    assert m["model"].to_list() == ["A", "B", "(unknown)"]  # runs with no model recorded: listed last
+    assert m["rank"].to_list() == [None, None, None]  # every group is below the default minimum n of 10
+    assert model_metrics(tr, rn, min_runs=1)["rank"].to_list() == [2, 1, None]  # "(unknown)" is never ranked
     a = m.filter(pl.col("model") == "A").row(0, named=True)
     assert (a["runs"], a["passes"], a["failures"], a["unknown"]) == (5, 1, 3, 1)
     assert a["pass_rate"] == pytest.approx(0.25)
@@ -141,7 +143,7 @@ def test_model_metrics_group_by_framework_and_no_analysis() -> None:
     tr, rn = _metrics_fixture()
     m = model_metrics(tr, rn, group_by=("model", "framework"))
     keys = list(zip(m["model"].to_list(), m["framework"].to_list(), strict=True))
-    assert keys == [("(unknown)", "(unknown)"), ("A", "f1"), ("A", "f2"), ("B", "(unknown)")]
+    assert keys == [("A", "f1"), ("A", "f2"), ("(unknown)", "(unknown)"), ("B", "(unknown)")]
     assert m.filter((pl.col("model") == "A") & (pl.col("framework") == "f2"))["runs"][0] == 3
     overall = model_metrics(tr, rn, group_by=())
     assert overall.height == 1 and overall["runs"][0] == 8

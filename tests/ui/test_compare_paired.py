@@ -7,7 +7,7 @@ from typing import Any
 
 import polars as pl
 import pytest
-from paired_fixture import A, B, paired_frames
+from paired_fixture import B_RAW, A, B, paired_frames
 from PySide6.QtCore import Qt
 
 
@@ -92,7 +92,7 @@ def test_alias_merge_and_split_in_the_compare_tab_change_models_csv(fixture_wind
     assert c.split_btn.isEnabled()
     assert c.split_selected()
     split = _models_csv(w, tmp_path / "split")
-    assert sorted(split) == sorted(["o4-mini", "openai/o4-mini", B, "anthropic/claude-3-7-sonnet-20250219"])
+    assert sorted(split) == sorted(["o4-mini", "openai/o4-mini", B_RAW, "anthropic/claude-3-7-sonnet-20250219"])
     assert split["openai/o4-mini"]["runs"] == 1 and split["o4-mini"]["runs"] == 8
 
 
@@ -108,3 +108,78 @@ def test_horizon_axis_fits_the_bulk_and_marks_outliers(fixture_window: Any) -> N
     w.compare.refresh()
     _x0, x1 = w.compare.horizon_plot.viewRange()[0]
     assert x1 < 100 and w.compare.outliers == [5000]
+
+
+@pytest.fixture
+def dated_window(qtbot: Any, app: Any, tmp_path: Path) -> Any:
+    """Dated and undated spellings of two models, and runs that record no model."""
+    from analyzer.frames.build import frame_from_rows
+    from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS
+    from analyzer.loading.loader import LoadResult
+    from analyzer.session import Session
+    from ui.main_window import MainWindow
+
+    models = (["gpt-4o-mini"] * 3 + ["gpt-4o-mini-2024-07-18"] * 2 + ["claude-sonnet-4-5-20250929"] * 2
+              + ["anthropic/claude-sonnet-4-5"] + [None] * 4)
+    traces = frame_from_rows([
+        {"trace_id": f"r{i}", "native_id": f"t{i}", "model": m, "outcome": "success" if i % 3 else "failure",
+         "n_steps": 2, "task": "a task", "source_file": f"/fixture/r{i}.json", "record": "$"}
+        for i, m in enumerate(models)], TRACE_COLUMNS)
+    steps = frame_from_rows([{"trace_id": f"r{i}", "step": s, "agent": "agent", "role": "assistant", "kind": "message",
+                              "text": "step", "is_error": False} for i in range(len(models)) for s in range(2)],
+                            STEP_COLUMNS)
+    session = Session()
+    session.add_load_result(LoadResult(traces=traces, steps=steps))
+    w = MainWindow(session, persist=False)
+    qtbot.addWidget(w)
+    w.resize(1500, 950)
+    w.show()
+    assert w.tagging.open_workspace(tmp_path / "dated.trajscope")
+    w.bridge.flush()
+    assert w.show_tab("compare")
+    qtbot.waitUntil(lambda: w.compare.metrics is not None, timeout=5000)
+    yield w
+    w.jobs.cancel_all()
+    w.jobs.wait(30000)
+
+
+def _rows(c: Any) -> dict[str, dict[str, str]]:
+    headers = [c.table.horizontalHeaderItem(i).text() for i in range(c.table.columnCount())]
+    return {c.table.item(r, 0).text(): {h: c.table.item(r, i).text() for i, h in enumerate(headers)}
+            for r in range(c.table.rowCount())}
+
+
+def test_compare_alias_table_shows_the_folded_group_and_splits_it(dated_window: Any, tmp_path: Path) -> None:
+    w = dated_window
+    c = w.compare
+    rows = _rows(c)
+    # dated variants and provider prefixes are one model; "(unknown)" is a last row of its own, never ranked
+    assert list(rows) == ["gpt-4o-mini", "claude-sonnet-4-5", "(unknown)"]
+    assert rows["gpt-4o-mini"]["Grouped names"] == "automatic: gpt-4o-mini, gpt-4o-mini-2024-07-18"
+    assert rows["gpt-4o-mini"]["n (runs)"] == "5"
+    assert rows["claude-sonnet-4-5"]["Grouped names"] == \
+        "automatic: anthropic/claude-sonnet-4-5, claude-sonnet-4-5-20250929"
+    assert rows["(unknown)"]["n (runs)"] == "4" and rows["(unknown)"]["Sample"] == "not ranked"
+    assert c.table.item(2, 0).font().italic()
+    assert c.groups == ["gpt-4o-mini", "claude-sonnet-4-5"]  # drawn groups: "(unknown)" is not one
+    assert "4 runs record no model" in c.note.text() and "2 groups" in c.note.text()
+    # "(unknown)" cannot be merged, split or paired
+    c.select_rows(["gpt-4o-mini", "(unknown)"])
+    assert not c.merge_btn.isEnabled() and "not compared" in c.paired.summary.text()
+    assert not c.merge(["gpt-4o-mini", "(unknown)"], "x") and not c.split_selected("(unknown)")
+    # the analyst splits the automatic group; the split is kept in the workspace
+    c.select_rows(["gpt-4o-mini"])
+    assert c.split_btn.isEnabled() and c.split_selected()
+    rows = _rows(c)
+    assert rows["gpt-4o-mini"]["n (runs)"] == "3" and rows["gpt-4o-mini-2024-07-18"]["n (runs)"] == "2"
+    assert rows["gpt-4o-mini"]["Grouped names"] == "" and list(rows)[-1] == "(unknown)"
+    # another workspace folds them again; reopening this one brings the split back
+    assert w.tagging.open_workspace(tmp_path / "other.trajscope")
+    c.refresh()
+    assert "gpt-4o-mini-2024-07-18" not in _rows(c)
+    assert w.tagging.open_workspace(tmp_path / "dated.trajscope")
+    c.refresh()
+    assert {"gpt-4o-mini", "gpt-4o-mini-2024-07-18"} <= set(_rows(c))
+    # merging by hand shows as an alias
+    assert c.merge(["gpt-4o-mini", "gpt-4o-mini-2024-07-18"], "4o mini")
+    assert _rows(c)["4o mini"]["Grouped names"] == "alias: gpt-4o-mini, gpt-4o-mini-2024-07-18"

@@ -423,12 +423,20 @@
         <translation>运行数少于 {min} 的分组（此处有 {n} 个）标记为“运行太少”，排在其他分组之后。</translation>
     </message>
     <message>
+        <source>{n} runs record no {what}: they are listed apart as “(unknown)” in the last row and never ranked.</source>
+        <translation>{n} 个运行没有记录{what}：它们作为“（未知）”单独列在最后一行，从不参与排名。</translation>
+    </message>
+    <message>
         <source>The plots draw the first {n} groups; {hidden} more are in the table.</source>
         <translation>图中绘制前 {n} 个分组；另有 {hidden} 个在表格中。</translation>
     </message>
     <message>
         <source>The paired view compares models: compare by Model.</source>
         <translation>配对视图比较的是模型：请按“模型”比较。</translation>
+    </message>
+    <message>
+        <source>“(unknown)” holds the runs with no recorded model: it is not compared.</source>
+        <translation>“（未知）”包含没有记录模型的运行：不参与比较。</translation>
     </message>
     <message>
         <source>Merge models</source>
@@ -445,6 +453,10 @@
     <message>
         <source>Cannot save the alias: {err}</source>
         <translation>无法保存别名：{err}</translation>
+    </message>
+    <message>
+        <source>Grouped names</source>
+        <translation>归并的名称</translation>
     </message>
     <message>
         <source>n (runs)</source>
@@ -501,6 +513,30 @@
     <message>
         <source>Fewer than {n} runs: too uncertain to rank</source>
         <translation>少于 {n} 个运行：不确定性太大，不参与排名</translation>
+    </message>
+    <message>
+        <source>The files of these runs record no {what}. “(unknown)” is not a group: it is listed apart, never ranked, drawn or paired.</source>
+        <translation>这些运行的文件没有记录{what}。“（未知）”不是一个分组：它单独列出，从不参与排名、绘图或配对比较。</translation>
+    </message>
+    <message>
+        <source>not ranked</source>
+        <translation>不参与排名</translation>
+    </message>
+    <message>
+        <source>alias</source>
+        <translation>别名</translation>
+    </message>
+    <message>
+        <source>automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>Merged by the alias table of the workspace. Select the row and press “Split model” to count each name on its own.</source>
+        <translation>由工作区的别名表合并。选中该行并点击“拆分模型”，即可分别统计每个名称。</translation>
+    </message>
+    <message>
+        <source>Folded automatically: provider prefixes, date stamps and “-latest” are not part of a model's name. Select the row and press “Split model” to count each name on its own (kept in the workspace).</source>
+        <translation>已自动归并：服务商前缀、日期戳和“-latest”不属于模型名称。选中该行并点击“拆分模型”，即可分别统计每个名称（保存在工作区中）。</translation>
     </message>
     <message>
         <source>too few runs</source>

@@ -75,4 +75,22 @@ TRANSLATIONS: dict[str, str] = {
     "ComparePanel|mixed": "混合",
     "(unknown)": "（未知）",
     "decisive": "决定性",
+    # automatic model folding and the "(unknown)" group
+    "Grouped names": "归并的名称",
+    "ComparePanel|alias": "别名",
+    "ComparePanel|automatic": "自动",
+    "not ranked": "不参与排名",
+    "{n} runs record no {what}: they are listed apart as “(unknown)” in the last row and never ranked.":
+        "{n} 个运行没有记录{what}：它们作为“（未知）”单独列在最后一行，从不参与排名。",
+    "“(unknown)” holds the runs with no recorded model: it is not compared.":
+        "“（未知）”包含没有记录模型的运行：不参与比较。",
+    "The files of these runs record no {what}. “(unknown)” is not a group: it is listed apart, never ranked, drawn or "
+    "paired.":
+        "这些运行的文件没有记录{what}。“（未知）”不是一个分组：它单独列出，从不参与排名、绘图或配对比较。",
+    "Merged by the alias table of the workspace. Select the row and press “Split model” to count each name on its own.":
+        "由工作区的别名表合并。选中该行并点击“拆分模型”，即可分别统计每个名称。",
+    "Folded automatically: provider prefixes, date stamps and “-latest” are not part of a model's name. Select the row "
+    "and press “Split model” to count each name on its own (kept in the workspace).":
+        "已自动归并：服务商前缀、日期戳和“-latest”不属于模型名称。选中该行并点击“拆分模型”，即可分别统计每个名称"
+        "（保存在工作区中）。",
 }

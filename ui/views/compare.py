@@ -6,10 +6,12 @@ with H50/H80 marked; the length axis fits the bulk of the runs and marks the lon
 the self-conditioning curve. Numbers come from :mod:`analyzer.metrics`; this view only draws
 them, over the runs the current filter shows.
 
-Groups are models (provider prefixes removed, the workspace's aliases applied; merge and split
-them here), frameworks or task families. Every group is listed with its n; groups below the
-minimum n (setting ``min_group_runs``) are marked "too few runs" and ranked after the larger
-ones; nothing is pooled. The first groups of the table are drawn. Select two models for the
+Groups are models (provider prefixes and date stamps folded automatically, the workspace's
+aliases applied; the "Grouped names" column shows what was folded, and the analyst merges and
+splits groups here), frameworks or task families. Every group is listed with its n; groups below
+the minimum n (setting ``min_group_runs``) are marked "too few runs" and ranked after the larger
+ones; runs with no recorded model ("(unknown)") are a last row of their own, never ranked, drawn
+or paired; nothing is pooled. The first groups of the table are drawn. Select two models for the
 paired view (:mod:`ui.views.paired`).
 """
 
@@ -41,7 +43,13 @@ from PySide6.QtWidgets import (
 )
 
 from analyzer.metrics.model_names import NAMES_SEPARATOR, apply_model_groups
-from analyzer.metrics.models import min_group_runs, rank_groups, set_min_group_runs
+from analyzer.metrics.models import (
+    UNKNOWN_GROUP,
+    min_group_runs,
+    rank_groups,
+    set_min_group_runs,
+    split_unknown,
+)
 from analyzer.metrics.reliability import length_axis
 from analyzer.session import Session
 from analyzer.taxonomy import CATEGORY_IDS
@@ -56,6 +64,8 @@ MODEL_COLORS = ("#3D7DD8", "#E8743B", "#19A979", "#945ECF", "#ED4A7B", "#13A4B4"
                 "#6C8893", "#EE6868")
 HIST_BINS = 10
 DEFAULT_TOP = 8
+NAMES_WIDTH = 240
+"""Width of the "Grouped names" column (elided; the tooltip lists every name)."""
 
 
 def model_color(i: int) -> QColor:
@@ -83,6 +93,8 @@ class ComparePanel(QWidget):
         self.self_cond: pl.DataFrame | None = None
         self.groups: list[str] = []
         self.all_groups: list[str] = []
+        self.unknown_runs = 0
+        """Runs of the ``(unknown)`` group (no model recorded): listed apart, never ranked."""
         self.outliers: list[int] = []
         self.workspace_provider: Callable[[], Workspace | None] = lambda: None
         """Returns the workspace holding the model aliases (set by the main window)."""
@@ -277,7 +289,7 @@ class ComparePanel(QWidget):
         ids = view["trace_id"].implode()
         raw_traces = self.session.traces.filter(pl.col("trace_id").is_in(ids))
         traces = (apply_model_groups(raw_traces, aliases) if g == "model" else raw_traces) \
-            .with_columns(pl.col(g).fill_null(self.tr("(unknown)")).alias(g))
+            .with_columns(pl.col(g).fill_null(UNKNOWN_GROUP).alias(g))
         runs = self.session.analysis.runs.filter(pl.col("trace_id").is_in(ids))
         # a lazy scan: runs of a corpus folder are aggregated on disk, no step text is read
         steps = self.session.steps_scan().select("trace_id", "step", "agent", "is_error").filter(
@@ -286,19 +298,24 @@ class ComparePanel(QWidget):
         ann = self.session.annotations
         metrics = model_metrics(raw_traces, runs if runs.height else None, ann if ann.height else None,
                                 group_by=(g,), steps=steps, aliases=aliases, min_runs=min_runs)
-        self.metrics = rank_groups(metrics, min_runs)
+        self.metrics = rank_groups(metrics, min_runs, group_by=(g,))
         self.all_groups = [str(x) for x in self.metrics[g].to_list()]
-        drawn = self.metrics.head(self.top_box.value())
+        known, unknown = split_unknown(self.metrics, (g,))  # "(unknown)" is not a group to rank or draw
+        self.unknown_runs = int(unknown["runs"].sum()) if unknown.height else 0
+        drawn = known.head(self.top_box.value())
         self.groups = [str(x) for x in drawn[g].to_list()]
         self.self_cond = self_conditioning(steps, findings, traces=traces, group_by=(g,))
         pooled_sc = pooled(self.self_cond, (g,))  # the same counts summed: one pass over the steps
         txt = self.tr("{runs} runs in {groups} groups, {analysed} analysed (the runs the current filter shows).").format(
-            runs=traces.height, groups=self.metrics.height, analysed=runs.height)
+            runs=traces.height, groups=known.height, analysed=runs.height)
         few = int(self.metrics["too_few_runs"].sum())
         if few:
             txt += " " + self.tr("Groups with fewer than {min} runs ({n} here) are marked “too few runs” and ranked "
                                  "after the others.").format(n=few, min=min_runs)
-        hidden = self.metrics.height - drawn.height
+        if self.unknown_runs:
+            txt += " " + self.tr("{n} runs record no {what}: they are listed apart as “(unknown)” in the last row "
+                                 "and never ranked.").format(n=self.unknown_runs, what=self.group_box.currentText().lower())
+        hidden = known.height - drawn.height
         if hidden:
             txt += " " + self.tr("The plots draw the first {n} groups; {hidden} more are in the table.").format(
                 n=drawn.height, hidden=hidden)
@@ -328,7 +345,7 @@ class ComparePanel(QWidget):
 
     def _update_buttons(self) -> None:
         sel = self.selected_groups()
-        models = self.group_by == "model"
+        models = self.group_by == "model" and UNKNOWN_GROUP not in sel
         self.merge_btn.setEnabled(models and len(sel) >= 2)
         self.split_btn.setEnabled(models and len(sel) == 1 and len(self._group_names(sel[0])) > 1)
 
@@ -337,6 +354,9 @@ class ComparePanel(QWidget):
         sel = self.selected_groups()
         if self.group_by != "model":
             self.paired.clear(self.tr("The paired view compares models: compare by Model."))
+            return
+        if UNKNOWN_GROUP in sel:
+            self.paired.clear(self.tr("“(unknown)” holds the runs with no recorded model: it is not compared."))
             return
         if len(sel) != 2:
             self.paired.clear()
@@ -372,6 +392,8 @@ class ComparePanel(QWidget):
     def merge(self, groups: list[str], into: str) -> bool:
         """Merge model groups into one (saved in the workspace); False without a workspace."""
         ws = self.workspace_provider()
+        if UNKNOWN_GROUP in groups:
+            return False
         if ws is None:
             self.note.setText(self.tr("Open a workspace to keep model aliases."))
             return False
@@ -387,7 +409,7 @@ class ComparePanel(QWidget):
         """Split a merged model group back into its raw names (saved in the workspace)."""
         target = group or (self.selected_groups() or [None])[0]
         ws = self.workspace_provider()
-        if target is None:
+        if target is None or target == UNKNOWN_GROUP:
             return False
         if ws is None:
             self.note.setText(self.tr("Open a workspace to keep model aliases."))
@@ -401,7 +423,8 @@ class ComparePanel(QWidget):
         return True
 
     def _fill_table(self, m: pl.DataFrame, g: str) -> None:
-        cols = [(g, self.group_box.currentText()), ("runs", self.tr("n (runs)")), ("too_few_runs", self.tr("Sample")),
+        cols = [(g, self.group_box.currentText()), *([("names", self.tr("Grouped names"))] if g == "model" else []),
+                ("runs", self.tr("n (runs)")), ("too_few_runs", self.tr("Sample")),
                 ("pass_rate", self.tr("Pass rate")),
                 ("ci", self.tr("95% CI")), ("failures", self.tr("Failed")), ("attributed", self.tr("Attributed")),
                 ("top_category", self.tr("Top failure category")), ("decisive_rel_median", self.tr("Decisive step (median position)")),
@@ -409,27 +432,71 @@ class ComparePanel(QWidget):
                 ("horizon_80", self.tr("H80 (steps)")), ("label_source", self.tr("Labels"))]
         self.table.setColumnCount(len(cols))
         self.table.setHorizontalHeaderLabels([c[1] for c in cols])
+        header = self.table.horizontalHeader()
+        for c, (key, _title) in enumerate(cols):  # the names column is elided; its tooltip lists every name
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive if key == "names"
+                                        else QHeaderView.ResizeMode.ResizeToContents)
+            if key == "names":
+                self.table.setColumnWidth(c, NAMES_WIDTH)
         self.table.setRowCount(m.height)
+        aliases = self.aliases() if g == "model" else {}
         for r, row in enumerate(m.iter_rows(named=True)):
+            unknown = row.get(g) == UNKNOWN_GROUP
             for c, (key, _title) in enumerate(cols):
                 item = QTableWidgetItem(self._cell(key, row))
-                if key not in (g, "top_category", "label_source", "too_few_runs"):
+                if key not in (g, "names", "top_category", "label_source", "too_few_runs"):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                if key == g:
+                if unknown:
+                    self._unknown_item(item, key, g)
+                elif key == "names":
+                    self._names_item(item, row, g, aliases)
+                elif key == g:
                     item.setForeground(model_color(r))
                     names = [n for n in str(row.get("names") or "").split(NAMES_SEPARATOR) if n]
                     tip = str(row.get(g))
                     if names and names != [tip]:
                         tip += "\n" + self.tr("Names in the traces: {names}").format(names=", ".join(names))
                     item.setToolTip(tip)
-                if key == "too_few_runs" and row.get("too_few_runs"):
+                elif key == "too_few_runs" and row.get("too_few_runs"):
                     item.setForeground(QColor("#C77700"))
                     item.setToolTip(self.tr("Fewer than {n} runs: too uncertain to rank").format(n=self.min_box.value()))
                 self.table.setItem(r, c, item)
 
+    def _unknown_item(self, item: QTableWidgetItem, key: str, g: str) -> None:
+        """The ``(unknown)`` row: set apart (italic, muted), never ranked."""
+        font = QFont(item.font())
+        font.setItalic(True)
+        item.setFont(font)
+        item.setForeground(self._muted)
+        item.setToolTip(self.tr("The files of these runs record no {what}. “(unknown)” is not a group: it is listed "
+                                "apart, never ranked, drawn or paired.").format(what=self.group_box.currentText().lower()))
+        if key == g:
+            item.setText(self.tr("(unknown)"))
+        elif key == "too_few_runs":
+            item.setText(self.tr("not ranked"))
+
+    def _names_item(self, item: QTableWidgetItem, row: dict[str, Any], g: str, aliases: dict[str, str]) -> None:
+        """The raw names of a group and whether they were folded automatically or by an alias."""
+        group = str(row.get(g))
+        names = [n for n in str(row.get("names") or "").split(NAMES_SEPARATOR) if n]
+        if not names or names == [group]:
+            item.setText("")
+            return
+        by_alias = any(aliases.get(n, n) != n for n in names)
+        how = self.tr("alias") if by_alias else self.tr("automatic")
+        item.setText(f"{how}: {', '.join(names)}")
+        item.setToolTip(
+            self.tr("Merged by the alias table of the workspace. Select the row and press “Split model” to count "
+                    "each name on its own.") if by_alias else
+            self.tr("Folded automatically: provider prefixes, date stamps and “-latest” are not part of a model's "
+                    "name. Select the row and press “Split model” to count each name on its own (kept in the "
+                    "workspace)."))
+
     def _cell(self, key: str, row: dict[str, Any]) -> str:
         def f(v: Any, fmt: str = "{:.2f}") -> str:
             return "—" if v is None else fmt.format(v)
+        if key == "names":
+            return ""
         if key == "ci":
             lo, hi = row.get("pass_rate_low"), row.get("pass_rate_high")
             return "—" if lo is None or hi is None else f"{lo:.2f}–{hi:.2f}"
