@@ -50,6 +50,13 @@ def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    external = HOME_GUARD.external()
+    if external:
+        terminalreporter.section("your real TrajScope folders changed during the run", yellow=True)
+        terminalreporter.line("Not by this test session (every process it started had the temporary home): "
+                              "another program, such as TrajScope itself, wrote them meanwhile.")
+        for line in external:
+            terminalreporter.line(line)
     stray = list(dict.fromkeys(HOME_GUARD.stray))
     if stray:
         terminalreporter.section("files written outside a test's own folders (temporary home)")

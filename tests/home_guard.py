@@ -8,15 +8,22 @@ session- and module-scoped fixtures, which run before the per-test folders of
 ``tests/conftest.py`` are set (``sample_load`` used to create ``~/.local/share/trajscope``).
 
 The returned :class:`HomeGuard` remembers what the user's real TrajScope folders held; at the end of
-the session :meth:`HomeGuard.problems` names everything written there: by this process (an audit
-hook records the test that wrote it) or by a subprocess or Qt's C++ code (a snapshot of names,
-sizes and modification times taken before and after).
+the session :meth:`HomeGuard.problems` names everything this session wrote there. An audit hook
+records each write by this process with the test that made it, and each process that may run
+TrajScope (Python, a shell, make) started without the temporary home (an ``env`` with another
+``HOME``, or none). A snapshot of names, sizes
+and modification times, taken before and after, sees every change, by subprocesses and Qt's C++
+code too: it is a problem when this session could have made it (a write by this process or a
+process started without the temporary home); otherwise every process of the session had the
+temporary home, the change came from another program (the user's own ``trajscope eval`` writing
+the embedding cache meanwhile) and :meth:`HomeGuard.external` lists it as a warning.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -41,6 +48,12 @@ OWN_DIRS = ("TRAJSCOPE_DATA_DIR", "TRAJSCOPE_CACHE_DIR", "TRAJSCOPE_MODEL_DIR")
 _WRITE_EVENTS = frozenset({"open", "os.mkdir", "os.rename", "os.remove", "os.rmdir", "os.truncate",
                            "os.chmod", "os.utime", "os.symlink", "os.link", "shutil.rmtree",
                            "shutil.copyfile", "shutil.copytree", "shutil.move", "sqlite3.connect"})
+_MAY_RUN_TRAJSCOPE = re.compile(r"(python|pypy)[\d.]*|trajscope|g?make|(ba|da|z)?sh|env")
+"""Programs that may run TrajScope code (which resolves its folders from HOME): Python, the
+``trajscope`` script, make and shells. Others (``ldconfig`` started by ``ctypes.util``, Chromium,
+poppler) never look for TrajScope's folders."""
+_SPAWN_EVENTS = {"subprocess.Popen": (0, 3), "os.posix_spawn": (0, 2), "os.exec": (0, 2), "os.spawn": (1, 3)}
+"""Events that start a program: positions of the program and of ``env`` (None: inherited) in their arguments."""
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 Stat = tuple[int, int]
@@ -112,6 +125,8 @@ class HomeGuard:
         before: Their :func:`snapshot` at the start of the session.
         current: Who is running now (a test id and phase), for :attr:`writes`.
         writes: ``(who, event, path)`` of each write this process attempted in ``guarded``.
+        launches: ``(who, program, why)`` of each process that may run TrajScope started without the
+            temporary home.
         stray: Files written into the temporary home's own TrajScope data and config folders:
             by code that ran outside a test's own folders (a session- or module-scoped fixture,
             or a Qt timer firing between tests). Shown in the summary, not an error.
@@ -124,6 +139,7 @@ class HomeGuard:
     before: dict[str, Stat]
     current: str = "(collection)"
     writes: list[tuple[str, str, str]] = field(default_factory=list)
+    launches: list[tuple[str, str, str]] = field(default_factory=list)
     stray: list[tuple[str, str, str]] = field(default_factory=list)
     active: bool = True
     _prefixes: tuple[str, ...] = ()
@@ -131,10 +147,30 @@ class HomeGuard:
 
     def audit(self, event: str, args: tuple[Any, ...]) -> None:
         """``sys.addaudithook`` callback: record writes into the guarded paths (never raises)."""
-        if not self.active or event not in _WRITE_EVENTS or not args:
+        if not self.active or not args or (event not in _WRITE_EVENTS and event not in _SPAWN_EVENTS):
             return
         with contextlib.suppress(Exception):  # a hook that raises would break the operation it watches
-            self._audit(event, args)
+            if event in _SPAWN_EVENTS:
+                program, env = _SPAWN_EVENTS[event]
+                self._launch(args[program], args[env] if len(args) > env else None)
+            else:
+                self._audit(event, args)
+
+    def _launch(self, program: Any, env: Any) -> None:
+        """Record a process that may run TrajScope, started with an environment that leaves the temporary home."""
+        if env is None:
+            return  # it inherits os.environ: the temporary home
+        program = os.fsdecode(program)
+        if program != sys.executable and not _MAY_RUN_TRAJSCOPE.fullmatch(os.path.basename(program)):
+            return
+        env = {os.fsdecode(k): os.fsdecode(v) for k, v in dict(env).items()}
+        home = str(self.home) + os.sep
+        why = [] if env.get("HOME") else ["no HOME (the user's real home from the password database)"]
+        why += [f"{k}={env[k]}" for k in (*REDIRECTED, *OWN_DIRS)
+                if env.get(k) and not (os.path.abspath(env[k]) + os.sep).startswith(home)
+                and (k in REDIRECTED or (os.path.abspath(env[k]) + os.sep).startswith(self._prefixes))]
+        if why:
+            self.launches.append((self.current, program, ", ".join(why)))
 
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
         if event == "open":
@@ -158,10 +194,10 @@ class HomeGuard:
             elif under.startswith(self._stray_prefixes) and event != "os.mkdir":
                 self.stray.append((self.current, event, path))
 
-    def problems(self) -> list[str]:
-        """What was written into the real folders during the session (empty when nothing)."""
+    def changes(self) -> list[str]:
+        """What changed in the real folders since the session started (the snapshots differ)."""
         after = snapshot(self.guarded)
-        lines = [f"{who}: {event} {path}" for who, event, path in dict.fromkeys(self.writes)]
+        lines: list[str] = []
         for path in sorted(set(self.before) | set(after)):
             old, new = self.before.get(path), after.get(path)
             if old != new:
@@ -169,12 +205,28 @@ class HomeGuard:
                 lines.append(f"{what}: {path}")
         return lines
 
+    def problems(self) -> list[str]:
+        """What this session wrote, or may have written, into the real folders (empty when nothing).
+
+        A write of this process is always a problem. A change the snapshots see is one when a
+        process of this session may have made it: one started without the temporary home.
+        """
+        writes = [f"{who}: {event} {path}" for who, event, path in dict.fromkeys(self.writes)]
+        launches = [f"{who}: started {program} without the temporary home ({why})"
+                    for who, program, why in dict.fromkeys(self.launches)]
+        changes = self.changes()
+        if writes or (launches and changes):
+            return writes + launches + changes
+        return []
+
+    def external(self) -> list[str]:
+        """Changes in the real folders that no process of this session can have made."""
+        return [] if self.writes or self.launches else self.changes()
+
     def report(self, problems: list[str]) -> str:
         """The failure message for :meth:`problems`."""
         return ("The test session wrote into the user's real TrajScope folders; tests must use "
-                f"their temporary home ({self.home}) and tmp_path. A write by a subprocess or by "
-                "another program running TrajScope at the same time shows without a test id:\n  "
-                + "\n  ".join(problems))
+                f"their temporary home ({self.home}) and tmp_path:\n  " + "\n  ".join(problems))
 
     def close(self) -> None:
         """Stop recording, restore the variables and delete the temporary home."""

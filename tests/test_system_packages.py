@@ -102,7 +102,8 @@ def test_the_check_covers_the_scripts_package_list() -> None:
 
 
 def _env(**extra: str) -> dict[str, str]:
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", **extra}
+    # HOME: the test session's temporary one (tests/home_guard.py), never the user's
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": os.environ["HOME"], **extra}
 
 
 def test_non_root_with_a_missing_package_stops_with_the_apt_line(public_dir: Path) -> None:
