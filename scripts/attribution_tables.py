@@ -150,8 +150,8 @@ def main(argv: list[str]) -> int:
     doc = json.loads(suite.read_text(encoding="utf-8"))
     text = target.read_text(encoding="utf-8")
     for name, fn in TABLES.items():
-        pattern = re.compile(rf"(<!-- table:{name} -->\n).*?(\n<!-- /table:{name} -->)", re.S)
-        text, n = pattern.subn(lambda m, fn=fn: m.group(1) + fn(doc) + m.group(2), text)
+        pattern = re.compile(rf"(<!-- table:{name} -->\n)(?:.*?\n)?(<!-- /table:{name} -->)", re.S)
+        text, n = pattern.subn(lambda m, fn=fn: m.group(1) + fn(doc) + "\n" + m.group(2), text)
         if not n:
             print(f"note: no <!-- table:{name} --> marker in {target}", file=sys.stderr)
     target.write_text(text, encoding="utf-8")

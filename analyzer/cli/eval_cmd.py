@@ -327,16 +327,25 @@ def _shipped_params_path() -> Path:
     return Path(str(resources.files("analyzer.attribution").joinpath("params", DEFAULT_PARAMS_FILE)))
 
 
-def run_fit(args: argparse.Namespace) -> int:
-    """Execute ``eval fit ROOT``: nested-free selection on every system, then write the params file."""
+def _development_sets(args: argparse.Namespace, command: str) -> tuple[Any, dict[str, Any]] | None:
+    """The embedder and the prepared sets under ``args.root``; None (after saying why) when too few."""
     if not args.root.is_dir():
-        print(f"trajscope eval fit: no such folder: {args.root}", file=sys.stderr)
-        return 2
+        print(f"trajscope eval {command}: no such folder: {args.root}", file=sys.stderr)
+        return None
     embedder = _models(args)
     prepared = _prepared_sets(args, embedder)
     if sum(not p.training_only for p in prepared.values()) < 3:
-        print(f"trajscope eval fit: need at least three development sets under {args.root}", file=sys.stderr)
+        print(f"trajscope eval {command}: need at least three development sets under {args.root}", file=sys.stderr)
+        return None
+    return embedder, prepared
+
+
+def run_fit(args: argparse.Namespace) -> int:
+    """Execute ``eval fit ROOT``: the selection on every system, then write the params file."""
+    found = _development_sets(args, "fit")
+    if found is None:
         return 2
+    embedder, prepared = found
     _fit(prepared, embedder, args.out or _shipped_params_path(), args.quiet)
     return 0
 
@@ -356,14 +365,10 @@ def run_suite(args: argparse.Namespace) -> int:
         score_with,
     )
 
-    if not args.root.is_dir():
-        print(f"trajscope eval suite: no such folder: {args.root}", file=sys.stderr)
+    found = _development_sets(args, "suite")
+    if found is None:
         return 2
-    embedder = _models(args)
-    prepared = _prepared_sets(args, embedder)
-    if sum(not p.training_only for p in prepared.values()) < 3:
-        print(f"trajscope eval suite: need at least three development sets under {args.root}", file=sys.stderr)
-        return 2
+    embedder, prepared = found
     selector = Selector(list(prepared.values()))
     if args.write_params:
         _fit(prepared, embedder, args.write_params, args.quiet, selector)

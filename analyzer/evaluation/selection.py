@@ -37,7 +37,7 @@ from analyzer.attribution.attribute import actor_share, first_runner, responsibl
 from analyzer.attribution.features import CONTENT_FEATURES, RULE_FEATURES, TRANSFER_FEATURES
 from analyzer.attribution.ranker import RankerParams, softmax
 from analyzer.evaluation.scoring import normalise_agent
-from analyzer.evaluation.transfer import EvalRun, PreparedSet, canonical_ranking
+from analyzer.evaluation.transfer import EvalRun, PreparedSet, canonical_ranking, reweighted
 from analyzer.jobs import Progress, no_progress
 
 FEATURE_SETS: dict[str, tuple[str, ...]] = {
@@ -211,16 +211,8 @@ class Selector:
         weights = cfg.evidence_classes
         key = (name, tuple(weights.values()))
         if key not in self._sets:
-            from analyzer.attribution.features import FEATURE_NAMES, evidence_column
-
-            col = FEATURE_NAMES.index("evidence")
             ps = self._base[name]
-            runs = []
-            for r in ps.runs:
-                x = r.features.copy()
-                x[:, col] = evidence_column(self._parts[(name, r.key)], x.shape[0], weights)
-                runs.append(replace(r, features=x))
-            self._sets[key] = replace(ps, runs=runs)
+            self._sets[key] = reweighted(ps, weights, {r.key: self._parts[(name, r.key)] for r in ps.runs})
         return self._sets[key]
 
     def fit(self, names: Sequence[str], cfg: StepConfig) -> Any:

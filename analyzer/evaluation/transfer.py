@@ -23,6 +23,12 @@ from typing import Any
 import numpy as np
 
 from analyzer.attribution.attribute import attribute
+from analyzer.attribution.features import (
+    FEATURE_NAMES,
+    EvidencePart,
+    evidence_column,
+    evidence_parts,
+)
 from analyzer.attribution.ranker import Ranker, softmax
 from analyzer.detection.text import agent_identity
 from analyzer.evaluation.baselines import baseline_predictions
@@ -119,19 +125,20 @@ def prepare_set(ls: LabelledSet, *, embedder: Any = None, progress: Progress = n
                        ls.canonical, ls.alternatives, ls.training_only)
 
 
-def reweighted(ps: PreparedSet, weights: Mapping[str, float]) -> PreparedSet:
+def reweighted(ps: PreparedSet, weights: Mapping[str, float],
+               parts: Mapping[str, Sequence[EvidencePart]] | None = None) -> PreparedSet:
     """``ps`` with every run's evidence column recomputed with ``weights`` (``evidence_classes``).
 
     The evidence column is the only feature that depends on the ranker's params; the rest of
-    the preparation (detectors, embeddings) is reused.
+    the preparation (detectors, embeddings) is reused. ``parts`` are the runs'
+    :func:`~analyzer.attribution.features.evidence_parts` by key, when the caller keeps them.
     """
-    from analyzer.attribution.features import FEATURE_NAMES, evidence_column, evidence_parts
-
     col = FEATURE_NAMES.index("evidence")
     runs = []
     for r in ps.runs:
         x = r.features.copy()
-        x[:, col] = evidence_column(evidence_parts(r.trajectory, r.findings), x.shape[0], weights)
+        found = parts[r.key] if parts is not None else evidence_parts(r.trajectory, r.findings)
+        x[:, col] = evidence_column(found, x.shape[0], weights)
         runs.append(replace(r, features=x))
     return replace(ps, runs=runs)
 
