@@ -21,6 +21,7 @@ from analyzer.errors import LoadError
 from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import ANNOTATION_COLUMNS, FINDING_COLUMNS, STEP_COLUMNS, TRACE_COLUMNS
 from analyzer.loading.loader import LoadResult, RunRegistry
+from analyzer.metrics.labels import overlay_labels
 
 ANALYST_STATUS_ORDER: tuple[str, ...] = ("decisive", "accepted", "rejected", "suggested")
 """Annotation statuses from most to least telling; a run shows the first one it has."""
@@ -527,20 +528,21 @@ class Session:
         """Traces joined with their analysis row and analyst labels (what the runs table shows).
 
         Always has the TRACE_COLUMNS, the RUN_COLUMNS (null until analysed), ``tags``,
-        ``analyst_status`` and ``analysis_stale`` (True when the run's analysis is from an older
-        analysis version). ``decisive_uncertain`` is null where an analyst marked the decisive
-        step (the run is no longer uncertain).
+        ``analyst_status``, ``analysis_stale`` (True when the run's analysis is from an older
+        analysis version) and ``decisive_source``/``label_source``/``judge_decisive_step``/
+        ``judge_category``: ``decisive_step``, ``decisive_agent`` and ``category`` are the
+        effective ones (the analyst's where set, :func:`analyzer.metrics.labels.overlay_labels`);
+        there ``decisive_uncertain`` is null and ``drop_note`` speaks of the analyst's step.
         """
         if self._cache.runs_view is None:
             runs = self.analysis.runs
             if runs.height == 0:
                 runs = empty_frame(RUN_COLUMNS)
             view = self.traces.join(runs.unique("trace_id", keep="last"), on="trace_id", how="left")
+            # the analyst's decisive step and category win (the same rules as traces.csv and the reports)
+            view = overlay_labels(view, self.annotations, self.steps_scan(), self.step_values_scan())
             labels = run_labels(self.annotations)
             view = view.join(labels, on="trace_id", how="left")
-            if "decisive_uncertain" in view.columns:  # the analyst's own decisive step is not uncertain
-                view = view.with_columns(pl.when(pl.col("analyst_status") == "decisive").then(None)
-                                         .otherwise(pl.col("decisive_uncertain")).alias("decisive_uncertain"))
             self._cache.runs_view = view.with_columns(
                 pl.col("trace_id").is_in(list(self.stale)).alias("analysis_stale"))
         return self._cache.runs_view

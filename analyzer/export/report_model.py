@@ -523,7 +523,7 @@ def _run_views(shown: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, result: 
             decisive_source=_str(row["decisive_source"]), label_source=_str(row["label_source"]),
             top_steps=_ints(row["top_steps"]), min_value=row["min_value"], largest_drop=row["largest_drop"],
             largest_drop_step=row["largest_drop_step"],
-            drop_note=note_text(_str(row["drop_note"]), opts.lang) if row["decisive_source"] != "analyst" else "",
+            drop_note=note_text(_str(row["drop_note"]), opts.lang),  # written for the analyst's step if set
             rationale=rationale_text(structured.get(tid), _str(row["rationale"]), opts.lang),
             source=f"{_str(row['source_file'])} [{_str(row['record'])}]" if row["source_file"] else "",
             plot_uri=data_uri(plot), sparkline=sparkline(values),

@@ -9,7 +9,7 @@ from analyzer.export.columns import EXPORT_RUN_COLUMNS, EXPORT_STEP_COLUMNS, TOP
 from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import ANNOTATION_COLUMNS, FINDING_COLUMNS, ColumnSpec, schema_of
 from analyzer.metrics.efficiency import efficiency_table
-from analyzer.metrics.labels import ANALYST, LABEL_COLUMNS, effective_labels
+from analyzer.metrics.labels import LABEL_COLUMNS, analyst_step_overrides, effective_labels
 
 
 def conform(df: pl.DataFrame, columns: tuple[ColumnSpec, ...]) -> pl.DataFrame:
@@ -39,8 +39,9 @@ def run_table(traces: pl.DataFrame, result: AnalysisResult | None = None,
         insights: ``trace_id`` -> ``insight`` (``InsightSet.run_column()``), or None.
 
     Returns:
-        Frame with EXPORT_RUN_COLUMNS, in the order of ``traces``; ``decisive_uncertain`` is
-        null where an analyst set the decisive step.
+        Frame with EXPORT_RUN_COLUMNS, in the order of ``traces``; where an analyst set the
+        decisive step, ``decisive_uncertain`` is null and ``drop_note`` speaks of their step
+        (:func:`analyzer.metrics.labels.analyst_step_overrides`).
     """
     runs = result.runs if result is not None else empty_frame(())
     if "trace_id" not in runs.columns:
@@ -60,9 +61,8 @@ def run_table(traces: pl.DataFrame, result: AnalysisResult | None = None,
     for col in ("top_steps", "top_scores"):
         if col in df.columns:
             df = df.with_columns(_first_k(pl.col(col).cast(pl.Utf8), TOP_K).alias(col))
-    if "decisive_uncertain" in df.columns:  # the analyst's own decisive step is not uncertain
-        df = df.with_columns(pl.when(pl.col("decisive_source") == ANALYST).then(None)
-                             .otherwise(pl.col("decisive_uncertain")).alias("decisive_uncertain"))
+    # the analyst's own decisive step is not uncertain, and the curve's note speaks of it
+    df = analyst_step_overrides(df, result.step_values if result is not None else None)
     return conform(df, EXPORT_RUN_COLUMNS)
 
 

@@ -16,6 +16,9 @@ row of any author wins):
   and the fitted ranker). The pipeline's decisive step has the same source.
 * ``suggested`` rows are ignored for labels. Tags of every row of a run are merged; notes are
   collected with the step they belong to.
+* **Everything said about the decisive step follows it** (:func:`analyst_step_overrides`): where
+  the analyst set the step, ``decisive_uncertain`` is null and ``drop_note`` is written again for
+  the analyst's step from the stored value curve.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from typing import Any
 
 import polars as pl
 
+from analyzer.attribution.value_curve import ValueCurve, drop_note
+from analyzer.detection.messages import TERM_LABELS, parse_note
 from analyzer.frames.build import frame_from_rows
 from analyzer.frames.columns import ColumnSpec
 
@@ -193,3 +198,118 @@ def _label_row(tid: str, j_step: Any, j_agent: Any, j_cat: str | None, rev: _Run
         row["category"] = None
         row["label_source"] = ANALYST
     return row
+
+
+OVERLAY_COLUMNS = ("decisive_step", "decisive_agent", "category", "decisive_source", "label_source",
+                   "judge_decisive_step", "judge_category")
+"""The columns of :data:`LABEL_COLUMNS` :func:`overlay_labels` puts over a runs frame."""
+
+
+def _stored_curve(values: pl.DataFrame, pipeline_note: str | None) -> ValueCurve | None:
+    """The value curve of one run as far as its stored step values tell it (None without values).
+
+    The stored rows hold values and drops, not the plain words of each step's evidence: the words
+    at the largest drop are read back from the pipeline's own ``drop_note`` when it names them.
+    """
+    rows = values.filter(pl.col("step").is_not_null()).sort("step")
+    if rows.height == 0 or rows["value"].is_null().all():
+        return None
+    n = int(rows["step"].max()) + 1  # type: ignore[arg-type]
+    vals, drops = [0.0] * n, [0.0] * n
+    for s, v, d in rows.select("step", "value", "drop").iter_rows():
+        if 0 <= s < n:
+            vals[s] = float(v) if v is not None else 0.0
+            drops[s] = float(d) if d is not None else 0.0
+    reasons = [""] * n
+    outcome_step: int | None = None
+    parsed = parse_note(pipeline_note) if pipeline_note else None
+    if parsed is not None and str(parsed.params.get("at", "")).isdigit():
+        at = int(parsed.params["at"])
+        if 0 <= at < n:
+            if parsed.id.startswith("last_step"):
+                reasons[at], outcome_step = TERM_LABELS["outcome"], at
+            elif "why" in parsed.params:
+                reasons[at] = parsed.params["why"]
+    return ValueCurve(vals, drops, 0.0, [], reasons, outcome_step=outcome_step)
+
+
+def analyst_step_overrides(df: pl.DataFrame, step_values: pl.DataFrame | pl.LazyFrame | None) -> pl.DataFrame:
+    """What is said about the decisive step follows the analyst's step, where they set one.
+
+    The one place that does it for the runs table, ``traces.csv`` and the reports: on rows with
+    ``decisive_source == "analyst"``, ``decisive_uncertain`` becomes null (the analyst's own step
+    is not uncertain) and ``drop_note`` is :func:`analyzer.attribution.value_curve.drop_note`
+    for the analyst's step over the run's stored value curve (null when the curve is not stored).
+
+    Args:
+        df: Runs with the effective labels (``trace_id``, ``decisive_step``, ``decisive_source``;
+            ``decisive_uncertain`` and ``drop_note`` where present).
+        step_values: Per-step values (STEP_VALUE_COLUMNS; a lazy frame is read for the analyst's
+            runs only), or None.
+
+    Returns:
+        ``df`` with those two columns rewritten on the analyst's rows, same rows and order.
+    """
+    if "decisive_source" not in df.columns or df.height == 0:
+        return df
+    is_analyst = pl.col("decisive_source") == ANALYST
+    if "decisive_uncertain" in df.columns:
+        df = df.with_columns(pl.when(is_analyst).then(None).otherwise(pl.col("decisive_uncertain"))
+                             .alias("decisive_uncertain"))
+    if "drop_note" not in df.columns:
+        return df
+    mine = df.filter(is_analyst & pl.col("decisive_step").is_not_null()).select("trace_id", "decisive_step", "drop_note")
+    if mine.height == 0:
+        return df
+    parts: dict[str, pl.DataFrame] = {}
+    if step_values is not None:
+        picked = (step_values.lazy().filter(pl.col("trace_id").is_in(mine["trace_id"].implode()))
+                  .select("trace_id", "step", "value", "drop").collect())
+        parts = {str(k[0]): g for k, g in picked.partition_by("trace_id", as_dict=True).items()}
+    notes: dict[str, str | None] = {}
+    for tid, step, note in mine.iter_rows():
+        curve = _stored_curve(parts[tid], note) if tid in parts else None
+        notes[tid] = drop_note(curve, int(step)) if curve is not None else None
+    new = pl.DataFrame({"trace_id": list(notes), "_note": list(notes.values())},
+                       schema={"trace_id": pl.Utf8, "_note": pl.Utf8})
+    return (df.join(new, on="trace_id", how="left", maintain_order="left")
+            .with_columns(pl.when(is_analyst).then(pl.col("_note")).otherwise(pl.col("drop_note")).alias("drop_note"))
+            .drop("_note"))
+
+
+def overlay_labels(runs: pl.DataFrame, annotations: pl.DataFrame | None = None,
+                   steps: pl.DataFrame | pl.LazyFrame | None = None,
+                   step_values: pl.DataFrame | pl.LazyFrame | None = None) -> pl.DataFrame:
+    """A runs frame with the effective labels in place of the pipeline's (the runs table's view).
+
+    Args:
+        runs: Runs (``trace_id`` and the pipeline's RUN_COLUMNS, null where not analysed).
+        annotations: Analyst annotations, or None.
+        steps: Steps, to name the agent of the analyst's step (lazy frames are read sparingly).
+        step_values: Stored value curves, for the ``drop_note`` of the analyst's step.
+
+    Returns:
+        ``runs`` with :data:`OVERLAY_COLUMNS` from :func:`effective_labels`, then
+        :func:`analyst_step_overrides`; same rows and order.
+    """
+    reviewed = (pl.Series("t", [], pl.Utf8) if annotations is None or "trace_id" not in annotations.columns
+                else annotations["trace_id"].cast(pl.Utf8).unique())
+    mask = pl.col("trace_id").is_in(reviewed.implode())
+    labels = effective_labels(runs.filter(mask), annotations, steps).select("trace_id", *OVERLAY_COLUMNS)
+    rest = runs.filter(~mask)
+    if rest.height:  # no review: the pipeline's labels, as effective_labels gives them (vectorised for speed)
+        def col(name: str, dtype: Any) -> pl.Expr:
+            return pl.col(name).cast(dtype) if name in rest.columns else pl.lit(None, dtype)
+        judged = col("judge_model", pl.Utf8).str.strip_chars().fill_null("") != ""
+        source = pl.when(judged).then(pl.lit(JUDGE)).otherwise(pl.lit(RANKER))
+        step, raw = col("decisive_step", pl.Int64), col("category", pl.Utf8).str.strip_chars()
+        cat = pl.when(raw != "").then(raw)
+        labels = pl.concat([labels, rest.select(
+            col("trace_id", pl.Utf8).alias("trace_id"), step.alias("decisive_step"),
+            col("decisive_agent", pl.Utf8).alias("decisive_agent"), cat.alias("category"),
+            pl.when(step.is_not_null()).then(source).alias("decisive_source"),
+            pl.when(cat.is_not_null()).then(source).alias("label_source"),
+            step.alias("judge_decisive_step"), cat.alias("judge_category"))], how="vertical_relaxed")
+    out = runs.drop([c for c in OVERLAY_COLUMNS if c in runs.columns])
+    out = out.join(labels.unique("trace_id", keep="last"), on="trace_id", how="left", maintain_order="left")
+    return analyst_step_overrides(out, step_values)

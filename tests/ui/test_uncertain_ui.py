@@ -18,7 +18,7 @@ from analyzer.attribution.rationale import Rationale, ranking_tail
 from analyzer.messages import Message
 from analyzer.schema.findings import Finding
 from analyzer.session import Session
-from ui.models.runs_table import COLUMNS
+from ui.models.runs_table import ANALYST_MARK, COLUMNS
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 STEPS = 6
@@ -136,7 +136,8 @@ def test_once_the_analyst_sets_the_decisive_step_the_run_is_no_longer_uncertain(
     assert "uncertain: steps" not in w.inspector.browser.toPlainText()
     assert not any(c.uncertain for c in w.transcript.model.cards)
     col = [c.key for c in COLUMNS].index("decisive_step")
-    assert w.runs_panel.model.index(w.runs_panel.model.rows_of([unsure])[0], col).data() == "2"
+    # the runs table shows the analyst's step, marked as theirs (issue 31 item 7)
+    assert w.runs_panel.model.index(w.runs_panel.model.rows_of([unsure])[0], col).data() == f"4 {ANALYST_MARK}"
 
 
 def test_the_uncertain_run_reads_in_chinese(window: Any, qtbot: Any) -> None:

@@ -2800,6 +2800,14 @@ Empty: back to the rule's suggestion.</source>
         <translation>不确定：没有哪个步骤明显突出；最可能的是{steps}，最可能的在前</translation>
     </message>
     <message>
+        <source>Set by the analyst ({mark})</source>
+        <translation>由分析员设定（{mark}）</translation>
+    </message>
+    <message>
+        <source>Set by the analyst ({mark}); the analysis said: {value}</source>
+        <translation>由分析员设定（{mark}）；分析结果为：{value}</translation>
+    </message>
+    <message>
         <source>stale</source>
         <translation>过期</translation>
     </message>

@@ -23,6 +23,9 @@ TRANSLATIONS: dict[str, str] = {
         "“过期”：由旧的分析版本分析（排序器、检测器或评审模型已变化）；分析 ▸ 刷新过期分析",
     "Analysed by an older analysis version; Analysis ▸ Refresh stale analysis re-analyses it.":
         "由旧的分析版本分析；分析 ▸ 刷新过期分析 会重新分析它。",
+    # the analyst's label in the runs table
+    "Set by the analyst ({mark})": "由分析员设定（{mark}）",
+    "Set by the analyst ({mark}); the analysis said: {value}": "由分析员设定（{mark}）；分析结果为：{value}",
     # model groups and aliases
     "The first groups of the table are drawn; every group stays in the table": "图中绘制表格的前几个分组；所有分组都保留在表格中",
     "Groups with fewer runs are marked “too few runs” and never ranked above larger groups (saved in the settings)":

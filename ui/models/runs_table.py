@@ -23,6 +23,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor, QIcon, QPixmap
 
 from analyzer.analysis.result import uncertain_steps
+from analyzer.metrics.labels import ANALYST
 from ui.i18n.labels import category_description, category_title, outcome_label, status_label
 from ui.theme import CANDIDATE, CATEGORY_COLORS, OUTCOME_COLORS
 from ui.views.rationale_html import steps_text
@@ -55,6 +56,11 @@ class Column:
     width: int
     numeric: bool = False
 
+
+ANALYST_MARK = "✎"
+"""Marks a decisive step or category the analyst set (it wins over the analysis)."""
+
+_SOURCE_OF = {"decisive_step": "decisive_source", "category": "label_source"}
 
 COLUMNS: tuple[Column, ...] = (
     # what the analyst reads first comes first: the run, its outcome, the decisive step, its
@@ -193,10 +199,13 @@ class RunsTableModel(QAbstractTableModel):
                     steps=steps_text(unsure))
         if unsure and role == Qt.ItemDataRole.ForegroundRole:
             return QBrush(QColor(CANDIDATE))
+        mine = self.by_analyst(row, col.key)
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(col.key, value)
+            text = self._display(col.key, value)
+            return f"{text} {ANALYST_MARK}".strip() if mine else text
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(col.key, value, row)
+            tip = self._tooltip(col.key, value, row)
+            return self._analyst_tip(col.key, row, tip) if mine else tip
         if role == SORT_KEY_ROLE:
             return value
         if role == Qt.ItemDataRole.TextAlignmentRole:
@@ -209,6 +218,25 @@ class RunsTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DecorationRole and col.key == "category" and value:
             return swatch(CATEGORY_COLORS.get(value, "#BAB0AC"))
         return None
+
+    def by_analyst(self, row: int, key: str) -> bool:
+        """True when the cell (decisive step or category) holds the analyst's label, not the pipeline's."""
+        source = _SOURCE_OF.get(key)
+        if source is None or source not in self._frame.columns:
+            return False
+        return bool(self._values(source)[row] == ANALYST)
+
+    def _analyst_tip(self, key: str, row: int, tip: str | None) -> str:
+        before_key = "judge_decisive_step" if key == "decisive_step" else "judge_category"
+        before = self._values(before_key)[row] if before_key in self._frame.columns else None
+        if before is None:
+            said = QCoreApplication.translate("RunsTable", "Set by the analyst ({mark})").format(mark=ANALYST_MARK)
+        else:
+            shown = category_title(before) if key == "category" else str(before)
+            said = QCoreApplication.translate(
+                "RunsTable", "Set by the analyst ({mark}); the analysis said: {value}").format(
+                    mark=ANALYST_MARK, value=shown)
+        return f"{tip}\n{said}" if tip else said
 
     @staticmethod
     def _display(key: str, value: Any) -> str:

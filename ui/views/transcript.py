@@ -232,10 +232,12 @@ class TranscriptView(QWidget):
                      f"{html.escape(outcome_label(outcome))}</b></span>")
         parts.append(html.escape(self.tr("{n} steps").format(n=row.get("n_steps") or 0)))
         unsure = uncertain_steps(row.get("decisive_uncertain"))
-        if row.get("decisive_step") is not None:
-            cat = row.get("category")
+        # the analysis' own step and category here; the analyst's step follows as "analyst: step N"
+        step = row.get("judge_decisive_step") if row.get("decisive_source") == "analyst" else row.get("decisive_step")
+        if step is not None:
+            cat = row.get("judge_category") if row.get("label_source") == "analyst" else row.get("category")
             color = CATEGORY_COLORS.get(str(cat), "#8A8F98")
-            text = self.tr("decisive step {step}").format(step=row["decisive_step"])
+            text = self.tr("decisive step {step}").format(step=step)
             if unsure:  # the ranker does not know: the likeliest steps, not one decisive step
                 label = self.tr("uncertain: {steps}").format(steps=steps_text(unsure))
                 text = f"<span style='color:{CANDIDATE}'><b>{html.escape(label)}</b></span>"
