@@ -106,7 +106,8 @@ def test_evaluate_on_who_and_when_samples() -> None:
     assert len(rep.predictions) == 4
     assert all(p.top_steps and p.top_steps[0] == p.step for p in rep.predictions)
     assert set(rep.baselines) == {"always step 0", "always step 1", "first agent step after 0",
-                                  "second agent step after 0", "most active agent (its first step)"}
+                                  "second agent step after 0", "most active agent (its first step)",
+                                  "first agent to run something", "agent with most actions (its first action)"}
     text = format_report(rep)
     for name in ("step@1", "step@3", "step±1", "step±2", "step±3", "agent@1", "coverage"):
         assert name in text
