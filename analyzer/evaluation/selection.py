@@ -34,10 +34,16 @@ from typing import Any
 import numpy as np
 
 from analyzer.attribution.attribute import actor_share, first_runner, responsible_agent
-from analyzer.attribution.features import CONTENT_FEATURES, RULE_FEATURES, TRANSFER_FEATURES
+from analyzer.attribution.features import (
+    CONTENT_FEATURES,
+    RULE_FEATURES,
+    TRANSFER_FEATURES,
+    evidence_parts,
+)
 from analyzer.attribution.ranker import RankerParams, softmax
+from analyzer.evaluation.fit import fit_transfer, to_params
 from analyzer.evaluation.scoring import normalise_agent
-from analyzer.evaluation.transfer import EvalRun, PreparedSet, canonical_ranking, reweighted
+from analyzer.evaluation.transfer import PreparedSet, canonical_ranking, reweighted, training_run
 from analyzer.jobs import Progress, no_progress
 
 FEATURE_SETS: dict[str, tuple[str, ...]] = {
@@ -181,19 +187,10 @@ class Selection:
                 "agent_table": self.agent_table}
 
 
-def _training(r: EvalRun) -> Any:
-    from analyzer.evaluation.fit import TrainingRun
-
-    assert r.gold_step is not None
-    return TrainingRun(r.trajectory.id, r.key, r.features, r.agents, r.gold_step, r.gold_agent)
-
-
 class Selector:
     """Fits and held-out scores, cached by (training systems, configuration)."""
 
     def __init__(self, sets: Sequence[PreparedSet]) -> None:
-        from analyzer.attribution.features import evidence_parts
-
         self._base = {s.name: s for s in sets}
         self._parts = {(s.name, r.key): evidence_parts(r.trajectory, r.findings) for s in sets for r in s.runs}
         self._sets: dict[tuple[str, tuple[float, ...]], PreparedSet] = {}
@@ -217,11 +214,9 @@ class Selector:
 
     def fit(self, names: Sequence[str], cfg: StepConfig) -> Any:
         """The group-robust fit of ``cfg`` on the systems ``names`` (cached)."""
-        from analyzer.evaluation.fit import fit_transfer
-
         key = (frozenset(names), cfg)
         if key not in self._fits:
-            groups = [[_training(r) for r in self.set(n, cfg).trainable] for n in sorted(names)]
+            groups = [[training_run(r) for r in self.set(n, cfg).trainable] for n in sorted(names)]
             self._fits[key] = fit_transfer(groups, l2=cfg.l2, tau=cfg.tau, features=FEATURE_SETS[cfg.features],
                                            evidence_weight=cfg.evidence_weight,
                                            evidence_grounded=cfg.evidence_grounded,
@@ -336,8 +331,6 @@ def _select_temperature(selector: Selector, held: dict[str, dict[str, np.ndarray
 
 def params_of(selector: Selector, names: Sequence[str], sel: Selection, meta: dict[str, Any] | None = None) -> RankerParams:
     """Params of the chosen configuration fitted on every run of the systems ``names``."""
-    from analyzer.evaluation.fit import to_params
-
     fitted = selector.fit(names, sel.step)
     params = to_params(fitted, agent_temperature=0.0, actor_weight=sel.agent.actor_weight,
                      first_runner_weight=sel.agent.first_runner_weight,
@@ -391,8 +384,6 @@ def column_ablation(selector: Selector, nested: NestedResult, progress: Progress
     For each held-out system, the configuration chosen without it is refitted on the other
     systems without one column of its feature set, and the system is scored again.
     """
-    from analyzer.evaluation.fit import fit_transfer
-
     out: dict[str, dict[str, float]] = {}
     names = selector.names
     targets = list(nested.selections)
@@ -405,7 +396,7 @@ def column_ablation(selector: Selector, nested: NestedResult, progress: Progress
         extra = [PRIOR_FEATURE + " (prior)"] if cfg.prior_weight else []
         for col in [*cols, *extra, "evidence (prior)"]:
             feats = tuple(c for c in FEATURE_SETS[cfg.features] if c != col)
-            fitted = fit_transfer([[_training(r) for r in selector.set(n, cfg).trainable] for n in sorted(others)],
+            fitted = fit_transfer([[training_run(r) for r in selector.set(n, cfg).trainable] for n in sorted(others)],
                                   l2=cfg.l2, tau=cfg.tau,
                                   features=feats, evidence_weight=0.0 if col == "evidence (prior)" else cfg.evidence_weight,
                                   evidence_grounded=0.0 if col == "evidence (prior)" else cfg.evidence_grounded,

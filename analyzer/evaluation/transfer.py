@@ -33,6 +33,7 @@ from analyzer.attribution.ranker import Ranker, softmax
 from analyzer.detection.text import agent_identity
 from analyzer.evaluation.baselines import baseline_predictions
 from analyzer.evaluation.datasets import LabelledSet
+from analyzer.evaluation.fit import TrainingRun, fit_params, fold_ids
 from analyzer.evaluation.scoring import Calibration, Gold, Prediction, Scores, score, wilson
 from analyzer.evaluation.scoring import calibration as calibration_of
 from analyzer.frames.build import trajectories_from_frames
@@ -277,22 +278,17 @@ def fixed_rules(ps: PreparedSet) -> dict[str, Scores]:
 
 def fit_ranker(runs: Sequence[EvalRun], *, folds: int = 5, meta: dict[str, Any] | None = None) -> Ranker:
     """A ranker fitted on labelled runs (penalty and agent temperature chosen by inner CV)."""
-    from analyzer.evaluation.fit import fit_params
-
-    return Ranker(fit_params([_training(r) for r in runs if r.gold_step is not None], folds=folds, meta=meta))
+    return Ranker(fit_params([training_run(r) for r in runs if r.gold_step is not None], folds=folds, meta=meta))
 
 
-def _training(r: EvalRun) -> Any:
-    from analyzer.evaluation.fit import TrainingRun
-
+def training_run(r: EvalRun) -> TrainingRun:
+    """The fit's view of a labelled run (features, agents, gold step and agent)."""
     assert r.gold_step is not None
     return TrainingRun(r.trajectory.id, r.key, r.features, r.agents, r.gold_step, r.gold_agent)
 
 
 def cross_validate(ps: PreparedSet, folds: int = 5, seed: int = 0) -> ModeResult:
     """k-fold CV within one set: each run is scored by a ranker fitted on the other folds."""
-    from analyzer.evaluation.fit import fold_ids
-
     train = ps.trainable
     ids = fold_ids(len(train), folds, seed)
     fold_of = {r.key: int(f) for r, f in zip(train, ids, strict=True)}
