@@ -41,7 +41,8 @@ _RUN_PART = (
 _REVIEW_PART = _pick(LABEL_COLUMNS, "tags", "decisive_source", "label_source", "judge_decisive_step",
                      "judge_category", "notes")
 _INSIGHT_PART = (ColumnSpec("insight", pl.Utf8, "Insight (group of similar failures) of the run's decisive failure: "
-                             "the id of its row in insights.csv; empty when the run was not clustered."),)
+                             "the id of its row in insights.csv; empty when the run was not clustered or joined no group "
+                             "of two or more (the 'not grouped' row of insights.csv)."),)
 _TAIL = (
     *_pick(RUN_COLUMNS, "rationale", "value_estimator", "judge_model", "n_findings", "error"),
     *_pick(TRACE_COLUMNS, "source_file", "source_format", "record"),

@@ -252,6 +252,7 @@ class Report:
     min_group_runs: int = DEFAULT_MIN_GROUP_RUNS
     signals: SignalSection | None = None
     insights: list[InsightView] = field(default_factory=list)
+    insights_ungrouped: list[str] = field(default_factory=list)
     lang: str = "en"
 
     @property
@@ -387,6 +388,7 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, resul
         min_group_runs=min_group_runs,
         signals=signal_section(table, metrics),
         insights=_insight_views(insights.with_aliases(aliases) if insights is not None else None, cats, traces),
+        insights_ungrouped=_ungrouped_runs(insights, traces),
     )
 
 
@@ -433,13 +435,25 @@ def count_tags(annotations: pl.DataFrame | None, run_ids: set[str],
     )
 
 
+def _run_names(traces: pl.DataFrame) -> dict[str, str]:
+    if "native_id" not in traces.columns:
+        return {}
+    return {str(t): str(n) for t, n in zip(traces["trace_id"], traces["native_id"], strict=True) if n}
+
+
+def _ungrouped_runs(insights: InsightSet | None, traces: pl.DataFrame) -> list[str]:
+    """The runs that joined no insight of two or more (the section's "not grouped" row), by their names."""
+    if insights is None:
+        return []
+    names = _run_names(traces)
+    return [names.get(r, r) for r in insights.ungrouped]
+
+
 def _insight_views(insights: InsightSet | None, cats: dict[str, CategoryView],
                    traces: pl.DataFrame) -> list[InsightView]:
     if insights is None:
         return []
-    names: dict[str, str] = {}
-    if "native_id" in traces.columns:
-        names = {str(t): str(n) for t, n in zip(traces["trace_id"], traces["native_id"], strict=True) if n}
+    names = _run_names(traces)
     total = max(insights.failures.height, 1)
     return [InsightView(
         id=i.id, name=i.name, named_by=i.named_by, category=_cat_view(cats, i.category), size=i.size,
@@ -448,7 +462,7 @@ def _insight_views(insights: InsightSet | None, cats: dict[str, CategoryView],
         representatives=[names.get(r, r) for r in i.representatives],
         recommendation=i.recommendation.text, recommendation_kind=i.recommendation.kind.replace("_", " "),
         recommendation_evidence=i.recommendation.evidence,
-    ) for i in insights.insights]
+    ) for i in insights.groups]
 
 
 def _model_views(metrics: pl.DataFrame, cats: dict[str, CategoryView]) -> list[ModelView]:

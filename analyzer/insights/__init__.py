@@ -11,7 +11,7 @@ from analyzer.insights.cluster import (
     feature_matrix,
     insight_id,
 )
-from analyzer.insights.model import INSIGHT_COLUMNS, Insight, InsightSet, compute_insights
+from analyzer.insights.model import INSIGHT_COLUMNS, MIN_GROUP, NOT_GROUPED, Insight, InsightSet, compute_insights
 from analyzer.insights.naming import insight_name, top_terms
 
 __all__ = [
@@ -20,6 +20,8 @@ __all__ = [
     "Insight",
     "InsightParams",
     "InsightSet",
+    "MIN_GROUP",
+    "NOT_GROUPED",
     "cluster_failures",
     "compute_insights",
     "failure_table",

@@ -33,10 +33,15 @@ from analyzer.jobs import CancelToken, Progress, no_progress
 N_REPRESENTATIVES = 3
 AUTO = "auto"
 ANALYST = "analyst"
+MIN_GROUP = 2
+"""An insight needs this many runs; runs in smaller ones are *not grouped* (one row, not groups of one)."""
+NOT_GROUPED = "not grouped"
+"""``name`` of the ``insights.csv`` row of the runs that joined no group (its ``insight`` is empty)."""
 
 INSIGHT_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("insight", pl.Utf8, "Insight id (``ins-`` + hash of its category and members); the ``insight`` "
-               "column of traces.csv refers to it."),
+               "column of traces.csv refers to it. Empty on the last row, 'not grouped': the runs that "
+               "joined no group of two or more."),
     ColumnSpec("name", pl.Utf8, "Short name: the category title and the terms its members share most "
                "distinctively (c-TF-IDF), or the analyst's name."),
     ColumnSpec("named_by", pl.Utf8, "'auto' (from the shared terms) or 'analyst' (renamed in the app)."),
@@ -51,7 +56,8 @@ INSIGHT_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("median_step", pl.Float64, "Median decisive step index (0-based)."),
     ColumnSpec("tools", pl.Utf8, "Tools/actions at the decisive steps, most common first: 'tool (count)'."),
     ColumnSpec("terms", pl.Utf8, "Top shared terms, ';'-separated."),
-    ColumnSpec("representatives", pl.Utf8, "Up to three run ids closest to the insight's centroid, ';'-separated."),
+    ColumnSpec("representatives", pl.Utf8, "Up to three run ids closest to the insight's centroid, ';'-separated "
+               "(on the 'not grouped' row: all its runs)."),
     ColumnSpec("cohesion", pl.Float64, "Mean cosine of members' embedding rows to their centroid (1 = identical)."),
     ColumnSpec("recommendation_kind", pl.Utf8, "What to change: model | infrastructure | tool_description | "
                "verification | system_prompt (rules in docs/insights.md)."),
@@ -59,7 +65,7 @@ INSIGHT_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("recommendation_evidence", pl.Utf8, "Why the rule suggests it, with the figures."),
     ColumnSpec("recommended_by", pl.Utf8, "'rule' or 'analyst' (edited in the app)."),
 )
-"""``insights.csv``: one row per insight."""
+"""``insights.csv``: one row per insight of two or more runs, then one ``not grouped`` row (when any)."""
 
 
 @dataclass(frozen=True)
@@ -186,6 +192,25 @@ class InsightSet:
         """The insight with this id, or None."""
         return self._by_id.get(iid)
 
+    @property
+    def groups(self) -> list[Insight]:
+        """The insights of two or more runs (``MIN_GROUP``), largest first: what the app and exports list."""
+        return [i for i in self.insights if i.size >= MIN_GROUP]
+
+    @property
+    def ungrouped(self) -> tuple[str, ...]:
+        """Run ids that joined no group of two or more (in corpus order): shown as one *not grouped* entry."""
+        alone = {i.id for i in self.insights if i.size < MIN_GROUP}
+        return tuple(t for t, lab in zip(self.failures["trace_id"].to_list(), self.labels, strict=True)
+                     if lab in alone)
+
+    @property
+    def grouped_share(self) -> float | None:
+        """Share of the clustered failed runs that are in groups of two or more (None: no failed run)."""
+        if not self.failures.height:
+            return None
+        return sum(i.size for i in self.groups) / self.failures.height
+
     def of_run(self, trace_id: str) -> str | None:
         """Insight id of a run, or None when it was not clustered."""
         try:
@@ -301,10 +326,10 @@ class InsightSet:
 
     # -- tables --------------------------------------------------------------------------
     def table(self) -> pl.DataFrame:
-        """``insights.csv`` (INSIGHT_COLUMNS), largest insight first."""
+        """``insights.csv`` (INSIGHT_COLUMNS): the groups, largest first, then one ``not grouped`` row."""
         total = max(self.failures.height, 1)
         rows = []
-        for i in self.insights:
+        for i in self.groups:
             rows.append({
                 "insight": i.id, "name": i.name, "named_by": i.named_by, "category": i.category, "size": i.size,
                 "share_failed": i.size / total,
@@ -317,11 +342,35 @@ class InsightSet:
                 "recommendation": i.recommendation.text, "recommendation_evidence": i.recommendation.evidence,
                 "recommended_by": i.recommendation.by,
             })
+        alone = self.ungrouped
+        if alone:
+            rows.append(self._ungrouped_row(alone, total))
         return pl.DataFrame(rows, schema={c.name: c.dtype for c in INSIGHT_COLUMNS})
 
+    def _ungrouped_row(self, alone: tuple[str, ...], total: int) -> dict[str, object]:
+        sub = self.failures.filter(pl.col("trace_id").is_in(list(alone)))
+        failed_per_model = Counter(self.failures["model"].to_list())
+        per_model = Counter(sub["model"].to_list())
+        shares = sorted(((m, n / failed_per_model[m]) for m, n in per_model.items()), key=lambda t: (-t[1], t[0]))
+        rels = [float(x) for x in sub["rel_position"].to_list() if x is not None]
+        stps = [float(x) for x in sub["decisive_step"].to_list() if x is not None]
+        return {
+            "insight": None, "name": NOT_GROUPED, "named_by": AUTO, "category": None, "size": len(alone),
+            "share_failed": len(alone) / total, "share_by_model": "; ".join(f"{m}={s:.2f}" for m, s in shares),
+            "top_model": shares[0][0] if shares else None,
+            "median_position": float(np.median(rels)) if rels else None,
+            "median_step": float(np.median(stps)) if stps else None,
+            "tools": "; ".join(f"{t} ({n})" for t, n in Counter(sub["tool"].to_list()).most_common()),
+            "terms": "", "representatives": ";".join(alone), "cohesion": None, "recommendation_kind": None,
+            "recommendation": None, "recommendation_evidence": None, "recommended_by": None,
+        }
+
     def run_column(self) -> pl.DataFrame:
-        """``trace_id`` and ``insight`` of every clustered run (for ``traces.csv``)."""
-        return pl.DataFrame({"trace_id": self.failures["trace_id"], "insight": pl.Series(self.labels, dtype=pl.Utf8)})
+        """``trace_id`` and ``insight`` of every clustered run (for ``traces.csv``; empty when not grouped)."""
+        alone = set(self.ungrouped)
+        labels = [None if t in alone else lab
+                  for t, lab in zip(self.failures["trace_id"].to_list(), self.labels, strict=True)]
+        return pl.DataFrame({"trace_id": self.failures["trace_id"], "insight": pl.Series(labels, dtype=pl.Utf8)})
 
 
 def compute_insights(runs: pl.DataFrame, traces: pl.DataFrame, steps: pl.DataFrame, embedder: Embedder,

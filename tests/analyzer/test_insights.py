@@ -281,3 +281,35 @@ def test_large_blocks_are_clustered_by_rounds() -> None:
     assert adjusted_rand_score(truth, direct) == 1.0
     assert adjusted_rand_score(truth, rounds) == 1.0
     assert sorted(set(rounds.tolist())) == list(range(8))
+
+
+def test_runs_alone_are_not_grouped_not_groups_of_one(hashed: InsightSet, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from analyzer.analysis.result import AnalysisResult
+    from analyzer.export import write_analysis
+    from analyzer.insights import NOT_GROUPED
+
+    ids = hashed.failures["trace_id"].to_list()
+    solo = [ids[0], ids[7]]
+    iset = hashed.with_saved({solo[0]: "ins-solo-a", solo[1]: "ins-solo-b"}, {})
+    assert {i.size for i in iset.insights if i.id.startswith("ins-solo")} == {1}  # kept for edits ...
+    assert all(i.size >= 2 for i in iset.groups) and len(iset.groups) == len(iset) - 2  # ... but not listed
+    assert iset.ungrouped == tuple(solo)
+    assert iset.grouped_share == pytest.approx(198 / 200)
+    assert hashed.ungrouped == () and hashed.grouped_share == 1.0
+
+    table = iset.table()
+    assert table.height == len(iset.groups) + 1 and table["size"].sum() == 200  # every run counted once
+    assert (table["size"][:-1] >= 2).all()
+    last = table.row(-1, named=True)
+    assert last["insight"] is None and last["name"] == NOT_GROUPED and last["size"] == 2
+    assert last["representatives"].split(";") == solo  # every ungrouped run is named
+    assert last["share_failed"] == pytest.approx(0.01)
+    runs = iset.run_column()
+    assert runs.filter(pl.col("trace_id").is_in(solo))["insight"].null_count() == 2
+    assert runs["insight"].drop_nulls().is_in(table["insight"].drop_nulls().implode()).all()
+
+    c = planted_corpus(200, seed=0)  # the CSV: a null group id and a "not grouped" name
+    write_analysis(tmp_path, c.traces, c.steps, AnalysisResult(runs=c.runs), formats=("csv",), insights=iset)
+    csv = pl.read_csv(tmp_path / "insights.csv")
+    assert csv.filter(pl.col("name") == NOT_GROUPED)["insight"].to_list() == [None]
+    assert pl.read_csv(tmp_path / "traces.csv").filter(pl.col("trace_id").is_in(solo))["insight"].null_count() == 2

@@ -40,9 +40,14 @@ def test_report_insights_section_escapes() -> None:
     traces, steps, result, annotations = hostile_frames()
     iset = compute_insights(result.runs, traces, steps, HashingEmbedder())
     assert len(iset) == 2
-    renamed = iset.rename(iset.insights[0].id, SCRIPT)
+    # two runs alone: no group of one, one "not grouped" row that names both runs
+    alone = build_report(traces, steps, result, annotations, insights=iset)
+    assert alone.insights == [] and len(alone.insights_ungrouped) == 2
+    assert "Not grouped (2)" in render_report_html(alone) and "Not grouped (2)" in render_report_markdown(alone)
+    merged = iset.merge(iset.insights[0].id, iset.insights[1].id)
+    renamed = merged.rename(merged.insights[0].id, SCRIPT)
     report = build_report(traces, steps, result, annotations, insights=renamed)
-    assert [i.size for i in report.insights] == [1, 1]
+    assert [i.size for i in report.insights] == [2] and report.insights_ungrouped == []
     html = render_report_html(report)
     assert 'id="insights"' in html and SCRIPT not in html and "&lt;script&gt;" in html
     md = render_report_markdown(report)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,26 +12,31 @@ from paired_fixture import B_RAW, A, B, paired_frames
 from PySide6.QtCore import Qt
 
 
-@pytest.fixture
-def fixture_window(qtbot: Any, app: Any, tmp_path: Path) -> Any:
+def _compare_window(qtbot: Any, traces: pl.DataFrame, steps: pl.DataFrame, workspace: Path) -> Iterator[Any]:
+    """A main window on these runs with a workspace open and the Compare tab shown (closed after)."""
     from analyzer.loading.loader import LoadResult
     from analyzer.session import Session
     from ui.main_window import MainWindow
 
-    traces, steps = paired_frames()
     session = Session()
     session.add_load_result(LoadResult(traces=traces, steps=steps))
     w = MainWindow(session, persist=False)
     qtbot.addWidget(w)
     w.resize(1500, 950)
     w.show()
-    assert w.tagging.open_workspace(tmp_path / "compare.trajscope")
+    assert w.tagging.open_workspace(workspace)
     w.bridge.flush()
     assert w.show_tab("compare")
     qtbot.waitUntil(lambda: w.compare.metrics is not None, timeout=5000)
     yield w
     w.jobs.cancel_all()
     w.jobs.wait(30000)
+
+
+@pytest.fixture
+def fixture_window(qtbot: Any, app: Any, tmp_path: Path) -> Any:
+    traces, steps = paired_frames()
+    yield from _compare_window(qtbot, traces, steps, tmp_path / "compare.trajscope")
 
 
 def _models_csv(w: Any, out: Path) -> dict[str, dict[str, Any]]:
@@ -115,9 +121,6 @@ def dated_window(qtbot: Any, app: Any, tmp_path: Path) -> Any:
     """Dated and undated spellings of two models, and runs that record no model."""
     from analyzer.frames.build import frame_from_rows
     from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS
-    from analyzer.loading.loader import LoadResult
-    from analyzer.session import Session
-    from ui.main_window import MainWindow
 
     models = (["gpt-4o-mini"] * 3 + ["gpt-4o-mini-2024-07-18"] * 2 + ["claude-sonnet-4-5-20250929"] * 2
               + ["anthropic/claude-sonnet-4-5"] + [None] * 4)
@@ -128,19 +131,7 @@ def dated_window(qtbot: Any, app: Any, tmp_path: Path) -> Any:
     steps = frame_from_rows([{"trace_id": f"r{i}", "step": s, "agent": "agent", "role": "assistant", "kind": "message",
                               "text": "step", "is_error": False} for i in range(len(models)) for s in range(2)],
                             STEP_COLUMNS)
-    session = Session()
-    session.add_load_result(LoadResult(traces=traces, steps=steps))
-    w = MainWindow(session, persist=False)
-    qtbot.addWidget(w)
-    w.resize(1500, 950)
-    w.show()
-    assert w.tagging.open_workspace(tmp_path / "dated.trajscope")
-    w.bridge.flush()
-    assert w.show_tab("compare")
-    qtbot.waitUntil(lambda: w.compare.metrics is not None, timeout=5000)
-    yield w
-    w.jobs.cancel_all()
-    w.jobs.wait(30000)
+    yield from _compare_window(qtbot, traces, steps, tmp_path / "dated.trajscope")
 
 
 def _rows(c: Any) -> dict[str, dict[str, str]]:

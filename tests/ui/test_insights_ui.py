@@ -150,3 +150,33 @@ def test_insights_group_models_by_the_workspace_aliases(qtbot: Any, app: Any, tm
     split_models(w.tagging.workspace, ["gpt-4o", "claude-3.5"])
     panel.apply_aliases()
     assert {m for i in panel.iset.insights for m in i.share_by_model} == {"gpt-4o", "claude-3.5", "llama-3-70b"}
+
+
+def test_runs_alone_show_as_one_not_grouped_entry(qtbot: Any, app: Any, tmp_path: Path) -> None:
+    """Runs that joined no group are one "Not grouped (n)" row, never groups of one; each is still reachable."""
+    w = _window(qtbot, tmp_path / "alone.trajscope")
+    panel = w.tagging.insights
+    ids = panel.iset.failures["trace_id"].to_list()
+    solo = (ids[1], ids[4], ids[9])
+    assignment = {**panel.iset.assignment(), **{t: f"ins-solo-{i}" for i, t in enumerate(solo)}}
+    w.tagging.workspace.save_insights(assignment, {})  # as a split down to one run would leave them
+    panel._apply_saved()
+    qtbot.waitUntil(lambda: panel.iset is not None and panel.iset.ungrouped == solo, timeout=5000)
+
+    model = panel.model
+    names = [model.data(model.index(r, 0)) for r in range(model.rowCount())]
+    sizes = [int(model.data(model.index(r, 2))) for r in range(model.rowCount())]
+    assert names[-1] == "Not grouped (3)" and sizes[-1] == 3
+    assert all(n >= 2 for n in sizes[:-1])  # no group of one
+    assert sum(sizes) == 60 and model.rowCount() == len(panel.iset.groups) + 1
+    assert "3 runs joined no group" in panel.summary.text()
+
+    panel.table.selectRow(model.rowCount() - 1)  # the ungrouped runs are listed and open like any run
+    assert panel.ungrouped_selected() and panel.current() is None
+    assert {r["trace_id"] for r in panel.runs_model.rows} == set(solo)
+    assert not panel.btn_split.isEnabled() and not panel.btn_rename.isEnabled()
+    panel.runs.selectRow(0)
+    assert w.session.selection.trace_id == panel.runs_model.rows[0]["trace_id"]
+    art = Path(__file__).resolve().parents[2] / "test-artifacts"
+    art.mkdir(exist_ok=True)
+    assert w.grab().save(str(art / "insights_not_grouped.png"))

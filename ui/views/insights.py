@@ -26,6 +26,7 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     Qt,
 )
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -75,7 +76,11 @@ class _TranslatedHeaderModel(QAbstractTableModel):
 
 
 class InsightsModel(_TranslatedHeaderModel):
-    """The insights of an :class:`InsightSet`, largest first."""
+    """The insights of two or more runs of an :class:`InsightSet`, largest first, then one "not grouped" row.
+
+    The runs that joined no group (:attr:`InsightSet.ungrouped`) are one last row, not groups of one;
+    selecting it lists them, so every run stays reachable.
+    """
 
     HEADERS = (QT_TRANSLATE_NOOP("Insights", "Insight"), QT_TRANSLATE_NOOP("Insights", "Category"),
                QT_TRANSLATE_NOOP("Insights", "Runs"), QT_TRANSLATE_NOOP("Insights", "Share of failed"),
@@ -84,20 +89,50 @@ class InsightsModel(_TranslatedHeaderModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.items: list[Insight] = []
+        self.ungrouped: tuple[str, ...] = ()
         self.total = 0
 
     def set_insights(self, iset: InsightSet | None) -> None:
         """Show another set (None: nothing)."""
         self.beginResetModel()
-        self.items = list(iset.insights) if iset is not None else []
+        self.items = list(iset.groups) if iset is not None else []
+        self.ungrouped = iset.ungrouped if iset is not None else ()
         self.total = iset.failures.height if iset is not None else 0
         self.endResetModel()
 
     def _rows(self) -> list[Any]:
-        return self.items
+        return [*self.items, *([self.ungrouped] if self.ungrouped else [])]
+
+    def is_ungrouped_row(self, row: int) -> bool:
+        """Whether ``row`` is the "not grouped" row."""
+        return bool(self.ungrouped) and row == len(self.items)
+
+    def _ungrouped_data(self, col: int, role: int) -> Any:
+        n = len(self.ungrouped)
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return QCoreApplication.translate("Insights", "Not grouped ({n})").format(n=n)
+            if col == 2:
+                return str(n)
+            if col == 3:
+                return _pct(n / self.total if self.total else None)
+            return "–" if col in (1, 4, 5) else None
+        if role == Qt.ItemDataRole.ToolTipRole and col == 0:
+            return QCoreApplication.translate("Insights", "Runs that joined no group of two or more")
+        if role == Qt.ItemDataRole.FontRole and col == 0:
+            font = QFont()
+            font.setItalic(True)
+            return font
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (2, 3, 5):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.row() >= len(self.items):
+        if not index.isValid():
+            return None
+        if self.is_ungrouped_row(index.row()):
+            return self._ungrouped_data(index.column(), role)
+        if index.row() >= len(self.items):
             return None
         ins = self.items[index.row()]
         col = index.column()
@@ -373,7 +408,7 @@ class InsightsPanel(QWidget):
         self.model.set_insights(iset)
         self._refresh()
         if iset is not None and len(iset):
-            row = next((i for i, ins in enumerate(iset.insights) if ins.id == keep), 0)
+            row = next((i for i, ins in enumerate(self.model.items) if ins.id == keep), 0)
             self.table.selectRow(row)
 
     def showEvent(self, event: Any) -> None:
@@ -407,9 +442,13 @@ class InsightsPanel(QWidget):
             self.detail.setText("")
             self.runs_model.set_rows([])
         else:
-            self.summary.setText(self.tr("{n} insights over {failed} failed runs. Keys 1-9, 0 tag every run of the "
-                                         "selected insight; A/R accept/reject their categories; Ctrl+Z undoes.")
-                                 .format(n=len(iset), failed=iset.failures.height))
+            text = (self.tr("{n} insights over {failed} failed runs. Keys 1-9, 0 tag every run of the "
+                            "selected insight; A/R accept/reject their categories; Ctrl+Z undoes.")
+                    .format(n=len(iset.groups), failed=iset.failures.height))
+            if iset.ungrouped:
+                text += " " + self.tr("{n} runs joined no group of two or more: see “Not grouped”.").format(
+                    n=len(iset.ungrouped))
+            self.summary.setText(text)
         self._update_buttons()
 
     def _update_buttons(self) -> None:
@@ -424,6 +463,11 @@ class InsightsPanel(QWidget):
         rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
         return [self.model.items[r] for r in rows if r < len(self.model.items)]
 
+    def ungrouped_selected(self) -> bool:
+        """Whether the "not grouped" row alone is selected."""
+        rows = {i.row() for i in self.table.selectionModel().selectedRows()}
+        return len(rows) == 1 and self.model.is_ungrouped_row(next(iter(rows)))
+
     def current(self) -> Insight | None:
         """The one selected insight, or None."""
         sel = self.selected()
@@ -432,6 +476,12 @@ class InsightsPanel(QWidget):
     def _show_selected(self) -> None:
         self._update_buttons()
         ins = self.current()
+        if self.iset is not None and self.ungrouped_selected():
+            self.detail.setText(self.tr("{n} failed runs joined no group of two or more: each failed unlike the "
+                                        "others of its category. Select a run to show it.")
+                                .format(n=len(self.iset.ungrouped)))
+            self.runs_model.set_rows(self._member_rows(self.iset.ungrouped, ()))
+            return
         if ins is None or self.iset is None:
             self.detail.setText("")
             self.runs_model.set_rows([])
@@ -447,16 +497,16 @@ class InsightsPanel(QWidget):
                                 kind=self._kind_title(ins.recommendation.kind),
                                 by=self.tr("the analyst") if ins.recommendation.by == "analyst" else self.tr("rule"),
                                 text=ins.recommendation.text, evidence=ins.recommendation.evidence))
-        self.runs_model.set_rows(self._member_rows(ins))
+        self.runs_model.set_rows(self._member_rows(ins.members, ins.representatives))
 
-    def _member_rows(self, ins: Insight) -> list[dict[str, Any]]:
+    def _member_rows(self, members: tuple[str, ...], representatives: tuple[str, ...]) -> list[dict[str, Any]]:
         assert self.iset is not None
-        f = self.iset.failures.filter(pl.col("trace_id").is_in(list(ins.members)))
+        f = self.iset.failures.filter(pl.col("trace_id").is_in(list(members)))
         view = self.session.runs_view().select("trace_id", "native_id")
         f = f.join(view, on="trace_id", how="left")
         labels = effective_labels(self.session.analysis.runs, self.session.annotations, self.session.steps_scan())
         f = f.drop("category").join(labels.select("trace_id", "category"), on="trace_id", how="left")
-        reps = {r: i for i, r in enumerate(ins.representatives)}
+        reps = {r: i for i, r in enumerate(representatives)}
         rows = [dict(r, representative=r["trace_id"] in reps) for r in f.iter_rows(named=True)]
         rows.sort(key=lambda r: (reps.get(r["trace_id"], len(reps)), str(r["trace_id"])))
         return rows
