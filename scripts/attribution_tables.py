@@ -29,6 +29,11 @@ def _cell(m: dict[str, Any] | None) -> str:
     return f"{100 * m['p']:.1f}% [{100 * lo:.0f}–{100 * hi:.0f}]"
 
 
+def _systems(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """(id, label) of every system the suite scored, in the document's order of systems."""
+    return [(name, label) for name, label in SETS.items() if name in doc["sets"]]
+
+
 def _result(doc: dict[str, Any], name: str, mode: str) -> dict[str, Any]:
     return next(r for r in doc["sets"][name]["results"] if r["mode"] == mode)
 
@@ -42,9 +47,7 @@ def headline(doc: dict[str, Any]) -> str:
     """Nested leave-one-system-out next to the best fixed rule and a uniform random step."""
     rows = ["| system (runs) | nested step@1 | nested step@3 | best fixed rule, step@1 | uniform random step@1 | "
             "shipped weights (in-sample) step@1 |", "|---|---|---|---|---|---|"]
-    for name, label in SETS.items():
-        if name not in doc["sets"]:
-            continue
+    for name, label in _systems(doc):
         s = doc["sets"][name]
         nested = _result(doc, name, "nested")["metrics"]
         shipped = _result(doc, name, "shipped")["metrics"]
@@ -59,9 +62,7 @@ def secondary(doc: dict[str, Any]) -> str:
     """step±k, TRAIL's loc@k and in-set CV."""
     rows = ["| system | nested step±1 | nested step±3 | nested loc@1 | nested loc@3 | in-set 5-fold CV step@1 |",
             "|---|---|---|---|---|---|"]
-    for name, label in SETS.items():
-        if name not in doc["sets"]:
-            continue
+    for name, label in _systems(doc):
         m = _result(doc, name, "nested")["metrics"]
         cv = _result(doc, name, "cv")["metrics"]
         rows.append(f"| {label} | {_cell(m.get('step±1'))} | {_cell(m.get('step±3'))} | {_cell(m.get('loc@1'))} | "
@@ -72,10 +73,8 @@ def secondary(doc: dict[str, Any]) -> str:
 def agents(doc: dict[str, Any]) -> str:
     """Nested agent@1 next to every fixed rule's agent@1, on the sets with agent labels."""
     rows = ["| system | nested agent@1 | best fixed agent rule | agent chosen without this system |", "|---|---|---|---|"]
-    for name, label in SETS.items():
-        s = doc["sets"].get(name)
-        if not s:
-            continue
+    for name, label in _systems(doc):
+        s = doc["sets"][name]
         m = _result(doc, name, "nested")["metrics"]
         if "agent@1" not in m or not any("agent@1" in v and v["agent@1"]["k"] for v in s["rules"].values()):
             continue
@@ -90,7 +89,7 @@ def selections(doc: dict[str, Any]) -> str:
     """What the selection chose without each system."""
     rows = ["| held out | features | L2 | τ | prior | evidence | grounded | symptom | repeat | off-kind | T |",
             "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for name, label in SETS.items():
+    for name, label in _systems(doc):
         sel = doc["selections"].get(name)
         if not sel:
             continue
@@ -106,7 +105,7 @@ def adaptation(doc: dict[str, Any]) -> str:
     ks = sorted({p["k"] for c in doc["learning_curve"].values() for p in c})
     rows = ["| system | " + " | ".join(f"K = {k}" for k in ks) + " | K = 10: most uncertain first / random / "
             "unadapted |", "|---|" + "---|" * (len(ks) + 1)]
-    for name, label in SETS.items():
+    for name, label in _systems(doc):
         curve = {p["k"]: p for p in doc["learning_curve"].get(name, [])}
         cells = [_cell(curve[k]["metrics"]["step@1"]) if k in curve else "-" for k in ks]
         al = doc.get("active_learning", {}).get(name)
@@ -119,9 +118,7 @@ def adaptation(doc: dict[str, Any]) -> str:
 def calibration(doc: dict[str, Any]) -> str:
     """How the reported probability of the decisive step matches nested step@1."""
     rows = ["| system | mean reported probability | nested step@1 | calibration error | Brier |", "|---|---|---|---|---|"]
-    for name, label in SETS.items():
-        if name not in doc["sets"]:
-            continue
+    for name, label in _systems(doc):
         c = _result(doc, name, "nested").get("calibration")
         if c:
             rows.append(f"| {label} | {c['mean_confidence']:.2f} | {c['step@1']:.2f} | {c['ece']:.2f} | "
