@@ -26,6 +26,7 @@ from analyzer.export.svg import (
     value_plot_svg,
 )
 from analyzer.export.tables import run_table
+from analyzer.insights import text as insight_text
 from analyzer.locales import category_title as locale_category_title
 from analyzer.locales import finding_text, note_text, step_list_text
 from analyzer.metrics.columns import COUNT_PREFIX
@@ -387,7 +388,8 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, resul
         tags=tag_counts,
         min_group_runs=min_group_runs,
         signals=signal_section(table, metrics),
-        insights=_insight_views(insights.with_aliases(aliases) if insights is not None else None, cats, traces),
+        insights=_insight_views(insights.with_aliases(aliases) if insights is not None else None, cats, traces,
+                                opts.lang),
         insights_ungrouped=_ungrouped_runs(insights, traces),
     )
 
@@ -450,18 +452,18 @@ def _ungrouped_runs(insights: InsightSet | None, traces: pl.DataFrame) -> list[s
 
 
 def _insight_views(insights: InsightSet | None, cats: dict[str, CategoryView],
-                   traces: pl.DataFrame) -> list[InsightView]:
+                   traces: pl.DataFrame, lang: str = "en") -> list[InsightView]:
     if insights is None:
         return []
     names = _run_names(traces)
     total = max(insights.failures.height, 1)
     return [InsightView(
-        id=i.id, name=i.name, named_by=i.named_by, category=_cat_view(cats, i.category), size=i.size,
+        id=i.id, name=insight_text.insight_name(i, lang), named_by=i.named_by, category=_cat_view(cats, i.category), size=i.size,
         share_failed=i.size / total, shares=list(i.share_by_model.items()), median_position=i.median_position,
         tools=", ".join(f"{t} ({n})" for t, n in i.tools[:3]), terms=list(i.terms),
         representatives=[names.get(r, r) for r in i.representatives],
-        recommendation=i.recommendation.text, recommendation_kind=i.recommendation.kind.replace("_", " "),
-        recommendation_evidence=i.recommendation.evidence,
+        recommendation=insight_text.recommendation_text(i.recommendation, lang), recommendation_kind=i.recommendation.kind.replace("_", " "),
+        recommendation_evidence=insight_text.evidence_text(i.recommendation, lang),
     ) for i in insights.groups]
 
 

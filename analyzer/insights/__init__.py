@@ -11,17 +11,24 @@ from analyzer.insights.cluster import (
     feature_matrix,
     insight_id,
 )
-from analyzer.insights.model import INSIGHT_COLUMNS, MIN_GROUP, NOT_GROUPED, Insight, InsightSet, compute_insights
+from analyzer.insights.model import (
+    INSIGHT_COLUMNS,
+    MIN_GROUP,
+    NOT_GROUPED,
+    Insight,
+    InsightSet,
+    compute_insights,
+)
 from analyzer.insights.naming import insight_name, top_terms
 
 __all__ = [
     "FAILURE_COLUMNS",
     "INSIGHT_COLUMNS",
+    "MIN_GROUP",
+    "NOT_GROUPED",
     "Insight",
     "InsightParams",
     "InsightSet",
-    "MIN_GROUP",
-    "NOT_GROUPED",
     "cluster_failures",
     "compute_insights",
     "failure_table",

@@ -174,7 +174,8 @@ class InsightSet:
             rec = recommend(category, len(rows), dict(per_model), shares, len(failed_per_model), tool_counts, gterms,
                             float(np.median(stps)) if stps else None)
             if self.recommendations.get(gid):
-                rec = Recommendation(rec.kind, self.recommendations[gid], rec.evidence, "analyst")
+                rec = Recommendation(rec.kind, self.recommendations[gid], rec.evidence, "analyst",
+                                     evidence_message=rec.evidence_message)
             out.append(Insight(
                 id=gid, name=name or insight_name(category, gterms), named_by=ANALYST if name else AUTO,
                 category=category, members=tuple(ids[r] for r in rows), share_by_model=shares,

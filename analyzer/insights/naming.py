@@ -3,7 +3,8 @@
 Each insight is one "class". A term's weight in an insight is the share of its members whose
 text contains the term (so a word one long member repeats does not win), times
 ``log(1 + total members / members containing the term anywhere)``, BERTopic's c-TF-IDF idea with
-binary term counts. The name is the insight's category title plus its top terms.
+binary term counts. The name is the insight's category title plus its top terms, a message
+(:func:`insight_message`) the UI and the reports render in the chosen language.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from analyzer.taxonomy import CATEGORIES
+from analyzer.insights.messages import english, terms_param
+from analyzer.messages import Message
+from analyzer.taxonomy import BY_ID
 
 _TOKEN = re.compile(r"[^\W\d_][\w'-]{2,}", re.UNICODE)
 _STOP_TEXT = """
@@ -27,9 +30,6 @@ quote quotes evidence value one two three let call called using used use get got
 """
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 """Words too common to name anything (English function words and the rationale's own vocabulary)."""
-
-_TITLES = {c.id.value: c.title for c in CATEGORIES}
-
 
 def terms_of(text: str) -> set[str]:
     """Distinct lower-cased word terms of a text (letters first, 3+ characters, no stop words)."""
@@ -65,7 +65,21 @@ def top_terms(groups: Sequence[Sequence[set[str]]], k: int = 3) -> list[list[str
     return out
 
 
+def insight_message(category: str | None, terms: Sequence[str]) -> Message:
+    """The automatic name of an insight as a message: its category's title and its top terms.
+
+    A taxonomy id is a ``category`` parameter (rendered as its title in the chosen language); a
+    category outside the taxonomy is kept as written, with the terms.
+    """
+    t = {"terms": terms_param(terms)} if terms else {}
+    if category in BY_ID:
+        return Message("name_terms" if terms else "name", {"category": category, **t})
+    if not category:
+        return Message("name_uncategorised_terms" if terms else "name_uncategorised", t)
+    return Message("name_terms" if terms else "name",
+                   {"category": category.replace("_", " ").capitalize(), **t})
+
+
 def insight_name(category: str | None, terms: Sequence[str]) -> str:
-    """``"<category title>: term · term · term"`` (only the title when there are no terms)."""
-    title = _TITLES.get(category or "", (category or "uncategorised").replace("_", " ").capitalize())
-    return f"{title}: {' · '.join(terms)}" if terms else title
+    """``"<category title>: term · term · term"`` (only the title when there are no terms), in English."""
+    return english(insight_message(category, terms))

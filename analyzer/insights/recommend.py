@@ -17,7 +17,8 @@ Rules, checked in order; the first that fires gives the recommendation, and its 
 5. ``system_prompt`` — a missing constraint in the system prompt: everything else (planning
    errors, goal drift, repeated actions without a dominant tool, other).
 
-The analyst can replace the text in the app; the replacement is kept in the workspace and
+The text and the evidence are message ids plus parameters (:mod:`analyzer.insights.messages`),
+with their English rendering for ``insights.csv``. The analyst can replace the text in the app; the replacement is kept in the workspace and
 exported (``recommended_by = analyst``).
 """
 
@@ -25,6 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from analyzer.insights.messages import english
+from analyzer.messages import Message, Param
 
 MODEL_SHARE = 0.7
 MODEL_RATIO = 2.0
@@ -46,15 +50,24 @@ class Recommendation:
 
     Attributes:
         kind: One of :data:`KINDS`.
-        text: What to change (English).
+        text: What to change (English; the analyst's own words when ``by`` is ``analyst``).
         evidence: Why (English, with the figures).
         by: ``rule`` or ``analyst``.
+        message: ``text`` as a message id plus parameters (:mod:`analyzer.insights.messages`),
+            rendered in the chosen language by the UI and the reports; None for the analyst's text.
+        evidence_message: ``evidence`` as a message.
     """
 
     kind: str
     text: str
     evidence: str
     by: str = "rule"
+    message: Message | None = None
+    evidence_message: Message | None = None
+
+
+def _rule(kind: str, message: Message, evidence: Message) -> Recommendation:
+    return Recommendation(kind, english(message), english(evidence), "rule", message, evidence)
 
 
 def recommend(category: str, size: int, members_per_model: dict[str, int], share_by_model: dict[str, float],
@@ -72,37 +85,37 @@ def recommend(category: str, size: int, members_per_model: dict[str, int], share
         terms: Shared terms.
         median_step: Typical decisive step.
     """
-    where = f"around step {median_step:.0f}" if median_step is not None else "at the decisive step"
+    at: dict[str, Param] = {"step": int(f"{median_step:.0f}")} if median_step is not None else {}
+    suffix = "_at" if at else ""
     if members_per_model and n_models > 1 and size >= 3:
         top, count = max(members_per_model.items(), key=lambda kv: (kv[1], kv[0]))
         others = sorted((s for m, s in share_by_model.items() if m != top), reverse=True)
         ratio_ok = not others or share_by_model.get(top, 0.0) >= MODEL_RATIO * others[0]
         if count / size >= MODEL_SHARE and ratio_ok:
-            return Recommendation("model", f"Change or fine-tune the model: this failure concentrates in {top}.",
-                                  f"{count} of its {size} runs ({count / size:.0%}) are {top}; {top} fails this way "
-                                  f"in {share_by_model.get(top, 0.0):.0%} of its failed runs"
-                                  + (f", the next model in {others[0]:.0%}." if others else "."))
+            figures: dict[str, Param] = {"count": count, "size": size, "count_share": count / size, "model": top,
+                                         "model_share": share_by_model.get(top, 0.0)}
+            ev = (Message("ev_model_next", {**figures, "next_share": others[0]}) if others
+                  else Message("ev_model", figures))
+            return _rule("model", Message("rec_model", {"model": top}), ev)
     term_set = {t.casefold() for t in terms}
     infra = sorted(term_set & INFRA_TERMS)
     if category == "environment_failure" or infra:
-        why = "the category is environment failure" if category == "environment_failure" else ""
-        if infra:
-            why += ("; " if why else "") + "its runs share the terms " + ", ".join(infra)
-        return Recommendation("infrastructure", "Fix the tool or infrastructure: add timeouts with retries and "
-                              "back-off, respect rate limits, and surface the error to the agent.", why + ".")
+        listed = {"terms": ", ".join(infra)}
+        if category == "environment_failure":
+            ev = (Message("ev_infra_category_terms", {"category": category, **listed}) if infra
+                  else Message("ev_infra_category", {"category": category}))
+        else:
+            ev = Message("ev_infra_terms", listed)
+        return _rule("infrastructure", Message("rec_infrastructure"), ev)
     named = [(t, n) for t, n in tools if t and t not in STEP_KINDS]
     schema = sorted(term_set & SCHEMA_TERMS)
     if named and ((named[0][1] / max(size, 1) >= TOOL_SHARE and category in TOOL_CATEGORIES) or schema):
         tool, n = named[0]
-        why = f"{n} of its {size} runs fail at the tool {tool}"
-        if schema:
-            why += "; they share the terms " + ", ".join(schema)
-        return Recommendation("tool_description", f"Rewrite the description or schema of the tool {tool}: say what "
-                              "it returns, its arguments, and when not to use it.", why + ".")
+        fail: dict[str, Param] = {"n": n, "size": size, "tool": tool}
+        ev = Message("ev_tool_terms", {**fail, "terms": ", ".join(schema)}) if schema else Message("ev_tool", fail)
+        return _rule("tool_description", Message("rec_tool", {"tool": tool}), ev)
     if category in ("false_success", "evidence_action_gap", "error_accumulation", "hallucination"):
-        return Recommendation("verification", f"Add a verification checkpoint {where}: check the claim or the "
-                              "intermediate result against the observations before going on or submitting.",
-                              f"the category is {category.replace('_', ' ')}, which a check would have caught.")
-    return Recommendation("system_prompt", "Add the missing constraint to the system prompt (the plan, the goal "
-                          f"or when to stop), aimed at what the agent does {where}.",
-                          f"the category is {category.replace('_', ' ')} and no tool or model dominates.")
+        return _rule("verification", Message("rec_verification" + suffix, at),
+                     Message("ev_verification", {"category": category}))
+    return _rule("system_prompt", Message("rec_system_prompt" + suffix, at),
+                 Message("ev_system_prompt", {"category": category}))

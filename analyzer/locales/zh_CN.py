@@ -413,3 +413,29 @@ NOTE_PIECES: dict[str, str] = {
     "judge_up": "评审模型给出的价值上升",
 }
 """Evidence term id (:data:`analyzer.detection.messages.NOTE_PIECES`) -> translation."""
+
+INSIGHT: dict[str, str] = {
+    "model_unknown": "未知",
+    "name": "{category}",
+    "name_terms": "{category}：{terms}",
+    "name_uncategorised": "未分类",
+    "name_uncategorised_terms": "未分类：{terms}",
+    "rec_model": "更换或微调模型：这种失败集中在 {model}。",
+    "ev_model": "其 {size} 个运行中有 {count} 个（{count_share}）来自 {model}；{model} 的失败运行中有 {model_share} 属于此类。",
+    "ev_model_next": "其 {size} 个运行中有 {count} 个（{count_share}）来自 {model}；{model} 的失败运行中有 {model_share} "
+                     "属于此类，其次的模型为 {next_share}。",
+    "rec_infrastructure": "修复工具或基础设施：加入带重试和退避的超时，遵守速率限制，并把错误告知智能体。",
+    "ev_infra_category": "类别为{category}。",
+    "ev_infra_terms": "其运行共有这些词：{terms}。",
+    "ev_infra_category_terms": "类别为{category}；其运行共有这些词：{terms}。",
+    "rec_tool": "改写工具 {tool} 的描述或参数模式：说明它返回什么、它的参数，以及何时不该使用它。",
+    "ev_tool": "其 {size} 个运行中有 {n} 个在工具 {tool} 处失败。",
+    "ev_tool_terms": "其 {size} 个运行中有 {n} 个在工具 {tool} 处失败；它们共有这些词：{terms}。",
+    "rec_verification_at": "在{step} 附近加入验证检查点：在继续或提交之前，对照观察结果核对所声称的内容或中间结果。",
+    "rec_verification": "在决定性步骤加入验证检查点：在继续或提交之前，对照观察结果核对所声称的内容或中间结果。",
+    "ev_verification": "类别为{category}，一次检查本可发现它。",
+    "rec_system_prompt_at": "在系统提示中加入缺失的约束（计划、目标或何时停止），针对智能体在{step} 附近的行为。",
+    "rec_system_prompt": "在系统提示中加入缺失的约束（计划、目标或何时停止），针对智能体在决定性步骤的行为。",
+    "ev_system_prompt": "类别为{category}，且没有哪个工具或模型占主导。",
+}
+"""Insight names and recommendations (:mod:`analyzer.insights.messages`)."""

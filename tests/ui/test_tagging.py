@@ -77,7 +77,7 @@ def test_bulk_tag_50_runs_with_keyboard_then_undo_redo(tag_window: Any, qtbot: A
     # the runs table shows the tag and the status bar counts tagged runs
     qtbot.waitUntil(lambda: f"{N_RUNS} tagged" in w.count_tagged.text(), timeout=3000)
     col = [c.key for c in COLUMNS].index("tags")
-    assert "evidence_action_gap" in w.runs_panel.model.index(0, col).data()
+    assert "Evidence-to-action gap" in w.runs_panel.model.index(0, col).data()  # a taxonomy id shows as its title
 
     # a smaller selection: click the first row, then Shift+Down four times
     rect = table.visualRect(w.runs_panel.model.index(0, 0))

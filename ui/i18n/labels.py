@@ -76,6 +76,17 @@ def category_title(category: str | None) -> str:
     return QCoreApplication.translate("Taxonomy", info.title)
 
 
+def tag_label(tag: str) -> str:
+    """What a tag shows: the translated title of a taxonomy id, a custom tag as typed."""
+    tag = tag.strip()
+    return category_title(tag) if tag in BY_ID else tag
+
+
+def tags_text(tags: str | None) -> str:
+    """A comma-separated tag list with each taxonomy id shown as its translated title."""
+    return ", ".join(tag_label(t) for t in str(tags or "").split(",") if t.strip())
+
+
 def category_description(category: str | None) -> str:
     """Translated description of a taxonomy id."""
     info = BY_ID.get(category or "")

@@ -934,6 +934,14 @@
         <translation>典型位置</translation>
     </message>
     <message>
+        <source>Not grouped ({n})</source>
+        <translation>未分组（{n}）</translation>
+    </message>
+    <message>
+        <source>Runs that joined no group of two or more</source>
+        <translation>未归入任何两个及以上运行之组的运行</translation>
+    </message>
+    <message>
         <source>Run</source>
         <translation>运行</translation>
     </message>
@@ -1035,6 +1043,14 @@
     <message>
         <source>{n} insights over {failed} failed runs. Keys 1-9, 0 tag every run of the selected insight; A/R accept/reject their categories; Ctrl+Z undoes.</source>
         <translation>{failed} 个失败运行共归为 {n} 个洞察。按键 1–9、0 标注所选洞察的每个运行；A/R 接受/拒绝其类别；Ctrl+Z 撤销。</translation>
+    </message>
+    <message>
+        <source>{n} runs joined no group of two or more: see “Not grouped”.</source>
+        <translation>{n} 个运行未归入任何两个及以上运行的组：见“未分组”。</translation>
+    </message>
+    <message>
+        <source>{n} failed runs joined no group of two or more: each failed unlike the others of its category. Select a run to show it.</source>
+        <translation>{n} 个失败运行未归入任何两个及以上运行的组：每个的失败方式都与同类别的其他运行不同。选择一个运行即可查看。</translation>
     </message>
     <message>
         <source>{name}

@@ -66,4 +66,9 @@ TRANSLATIONS: dict[str, str] = {
     "degraded": "已降级",
     "contained and recovered": "已控制并恢复",
     "{level}: step {source} → step {target} ({rule})\n{evidence}": "{level}：步骤 {source} → 步骤 {target}（{rule}）\n{evidence}",
+    "Not grouped ({n})": "未分组（{n}）",
+    "Runs that joined no group of two or more": "未归入任何两个及以上运行之组的运行",
+    "{n} runs joined no group of two or more: see “Not grouped”.": "{n} 个运行未归入任何两个及以上运行的组：见“未分组”。",
+    "{n} failed runs joined no group of two or more: each failed unlike the others of its category. Select a run to show it.":
+        "{n} 个失败运行未归入任何两个及以上运行的组：每个的失败方式都与同类别的其他运行不同。选择一个运行即可查看。",
 }

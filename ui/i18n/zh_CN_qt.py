@@ -22,4 +22,5 @@ QT_SUPPLEMENT: dict[str, str] = {
     "QPlatformTheme|Yes to All": "全部是",
     "QPlatformTheme|No to All": "全部否",
     "QMessageBox|OK": "确定",
+    "GraphicsScene|Export...": "导出…",  # pyqtgraph's plot context menu
 }

@@ -24,7 +24,13 @@ from PySide6.QtGui import QBrush, QColor, QIcon, QPixmap
 
 from analyzer.analysis.result import uncertain_steps
 from analyzer.metrics.labels import ANALYST
-from ui.i18n.labels import category_description, category_title, outcome_label, status_label
+from ui.i18n.labels import (
+    category_description,
+    category_title,
+    outcome_label,
+    status_label,
+    tags_text,
+)
 from ui.theme import CANDIDATE, CATEGORY_COLORS, OUTCOME_COLORS
 from ui.views.rationale_html import steps_text
 
@@ -246,6 +252,8 @@ class RunsTableModel(QAbstractTableModel):
             return outcome_label(value)
         if key == "category":
             return category_title(value)
+        if key == "tags":
+            value = tags_text(value)
         if key == "confidence":
             return f"{value:.2f}"
         if key == "analyst_status":

@@ -32,7 +32,7 @@ from analyzer.session import Selection, Session
 from analyzer.taxonomy import CATEGORIES
 from analyzer.workspace.store import Target
 from ui.bridge import SessionBridge
-from ui.i18n.labels import category_title, status_label
+from ui.i18n.labels import category_title, status_label, tag_label
 from ui.models.runs_table import swatch
 from ui.theme import CATEGORY_COLORS
 
@@ -324,8 +324,8 @@ class AnnotationEditor(QWidget):
         for t in tags:
             b = QToolButton(self.tags_box)
             b.setObjectName(f"tagChip_{t}")
-            b.setText(f"{t}  ✕")
-            b.setToolTip(self.tr("Remove the tag “{tag}”").format(tag=t))
+            b.setText(f"{tag_label(t)}  ✕")
+            b.setToolTip(self.tr("Remove the tag “{tag}”").format(tag=tag_label(t)))
             b.setAutoRaise(False)
             b.clicked.connect(lambda *_a, tag=t: self._remove_tag(tag))
             self.tags_layout.addWidget(b)

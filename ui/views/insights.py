@@ -43,10 +43,12 @@ from PySide6.QtWidgets import (
 )
 
 from analyzer.insights import Insight, InsightSet, compute_insights
+from analyzer.insights import text as insight_text
 from analyzer.jobs import Cancelled
 from analyzer.metrics.labels import effective_labels
 from analyzer.taxonomy import CATEGORIES
 from ui.analysis_store import window_aliases
+from ui.i18n import current_language
 from ui.i18n.labels import category_title
 from ui.workers import Job
 
@@ -138,7 +140,7 @@ class InsightsModel(_TranslatedHeaderModel):
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:
-                return ins.name
+                return insight_text.insight_name(ins, current_language())
             if col == 1:
                 return category_title(ins.category)
             if col == 2:
@@ -147,11 +149,11 @@ class InsightsModel(_TranslatedHeaderModel):
                 return _pct(ins.size / self.total if self.total else None)
             if col == 4:
                 top = next(iter(ins.share_by_model.items()), None)
-                return f"{top[0]} ({_pct(top[1])})" if top else "–"
+                return f"{insight_text.model_name(top[0], current_language())} ({_pct(top[1])})" if top else "–"
             if col == 5:
                 return _pct(ins.median_position)
         if role == Qt.ItemDataRole.ToolTipRole and col == 0:
-            return f"{ins.name}\n{ins.id}"
+            return f"{insight_text.insight_name(ins, current_language())}\n{ins.id}"
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (2, 3, 5):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -486,17 +488,20 @@ class InsightsPanel(QWidget):
             self.detail.setText("")
             self.runs_model.set_rows([])
             return
-        shares = ", ".join(f"{m} {_pct(s)}" for m, s in ins.share_by_model.items())
+        lang = current_language()
+        shares = ", ".join(f"{insight_text.model_name(m, lang)} {_pct(s)}" for m, s in ins.share_by_model.items())
         tools = ", ".join(f"{t} ({n})" for t, n in ins.tools[:4])
         self.detail.setText(self.tr("{name}\n{size} runs · typical position {pos} · named by {who}\nShare of each "
                                     "model's failed runs: {shares}\nTools: {tools}\nShared terms: {terms}")
-                            .format(name=ins.name, size=ins.size, pos=_pct(ins.median_position),
+                            .format(name=insight_text.insight_name(ins, lang), size=ins.size,
+                                    pos=_pct(ins.median_position),
                                     who=self.tr("the analyst") if ins.named_by == "analyst" else self.tr("shared terms"),
                                     shares=shares, tools=tools, terms=", ".join(ins.terms) or "–")
                             + "\n" + self.tr("What to change ({kind}, {by}): {text}\nWhy: {evidence}").format(
                                 kind=self._kind_title(ins.recommendation.kind),
                                 by=self.tr("the analyst") if ins.recommendation.by == "analyst" else self.tr("rule"),
-                                text=ins.recommendation.text, evidence=ins.recommendation.evidence))
+                                text=insight_text.recommendation_text(ins.recommendation, lang),
+                                evidence=insight_text.evidence_text(ins.recommendation, lang)))
         self.runs_model.set_rows(self._member_rows(ins.members, ins.representatives))
 
     def _member_rows(self, members: tuple[str, ...], representatives: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -565,9 +570,10 @@ class InsightsPanel(QWidget):
         text, ok = QInputDialog.getMultiLineText(
             self, self.tr("What to change"),
             self.tr("Suggested change ({kind}). Why: {evidence}\nEmpty: back to the rule's suggestion.").format(
-                kind=self._kind_title(ins.recommendation.kind), evidence=ins.recommendation.evidence),
-            ins.recommendation.text)
-        if ok and text.strip() != ins.recommendation.text:
+                kind=self._kind_title(ins.recommendation.kind),
+                evidence=insight_text.evidence_text(ins.recommendation, current_language())),
+            shown := insight_text.recommendation_text(ins.recommendation, current_language()))
+        if ok and text.strip() != shown:
             self.set_recommendation(ins.id, text)
 
     def split_selected(self) -> bool:

@@ -26,6 +26,7 @@ from ui.i18n.labels import (
     outcome_label,
     role_label,
     status_label,
+    tags_text,
 )
 from ui.i18n.messages import finding_text, note_text
 from ui.models.runs_table import STALE_COLOR
@@ -269,7 +270,7 @@ class InspectorPane(QWidget):
         if r.get("tags") or r.get("analyst_status"):
             out.append(f"<h3>{_e(L['Analyst'])}</h3><table>")
             if r.get("tags"):
-                out.append(self._row(self.tr("Tags"), _e(r["tags"])))
+                out.append(self._row(self.tr("Tags"), _e(tags_text(r["tags"]))))
             if r.get("analyst_status"):
                 out.append(self._row(self.tr("Review"), _e(status_label(str(r["analyst_status"])))))
             out.append("</table>")

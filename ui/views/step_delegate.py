@@ -47,7 +47,8 @@ from PySide6.QtWidgets import (
     QToolTip,
 )
 
-from ui.i18n.labels import category_title, kind_label, role_label
+from analyzer.taxonomy import BY_ID
+from ui.i18n.labels import category_title, kind_label, role_label, tag_label
 from ui.i18n.messages import finding_text
 from ui.models.steps_list import CARD_ROLE, StepCard, TagChip, match_spans
 from ui.theme import (
@@ -433,7 +434,7 @@ class StepCardDelegate(QStyledItemDelegate):
     def chip_text(self, chip: TagChip) -> str:
         """What a chip says: the category's title, the custom tag, or that a suggestion was rejected."""
         if chip.kind == "tag":
-            return f"#{chip.value}"
+            return tag_label(chip.value) if chip.value in BY_ID else f"#{chip.value}"
         if chip.kind == "rejected" and not chip.value:
             return self._tr_rejected
         return category_title(chip.value)
@@ -626,7 +627,7 @@ class StepCardDelegate(QStyledItemDelegate):
                 lines.append(self.tr("Rejected suggestion: {cat}").format(cat=category_title(chip.value)) if chip.value
                              else self.tr("The analyst rejected the suggestion at this step"))
             else:
-                lines.append(self.tr("Tag: {tag}").format(tag=chip.value))
+                lines.append(self.tr("Tag: {tag}").format(tag=tag_label(chip.value)))
         if card.note:
             lines.append(self.tr("Note: {note}").format(note=card.note[:400]))
         return "\n".join(lines)
