@@ -131,6 +131,8 @@ LOAD: dict[str, str] = {
 
 REPORT: dict[str, str] = {
     # headings and labels
+    "Not grouped": "未分组",
+    "runs that joined no group of two or more": "未加入任何两个或更多运行之组的运行",
     "Generated": "生成于",
     "value curve:": "价值曲线：",
     "Summary": "概要",
