@@ -27,6 +27,7 @@ from analyzer.export.svg import (
 )
 from analyzer.export.tables import run_table
 from analyzer.insights import text as insight_text
+from analyzer.insights.recommend import KIND_TITLES
 from analyzer.locales import category_title as locale_category_title
 from analyzer.locales import finding_text, note_text, step_list_text
 from analyzer.metrics.columns import COUNT_PREFIX
@@ -462,7 +463,7 @@ def _insight_views(insights: InsightSet | None, cats: dict[str, CategoryView],
         share_failed=i.size / total, shares=list(i.share_by_model.items()), median_position=i.median_position,
         tools=", ".join(f"{t} ({n})" for t, n in i.tools[:3]), terms=list(i.terms),
         representatives=[names.get(r, r) for r in i.representatives],
-        recommendation=insight_text.recommendation_text(i.recommendation, lang), recommendation_kind=i.recommendation.kind.replace("_", " "),
+        recommendation=insight_text.recommendation_text(i.recommendation, lang), recommendation_kind=KIND_TITLES.get(i.recommendation.kind, i.recommendation.kind),
         recommendation_evidence=insight_text.evidence_text(i.recommendation, lang),
     ) for i in insights.groups]
 

@@ -43,6 +43,11 @@ STEP_KINDS = frozenset({"user", "system", "thought", "action", "tool_call", "obs
 
 KINDS = ("model", "infrastructure", "tool_description", "verification", "system_prompt")
 
+KIND_TITLES: dict[str, str] = {"model": "the model", "infrastructure": "tool or infrastructure",
+                               "tool_description": "tool description or schema",
+                               "verification": "verification checkpoint", "system_prompt": "system prompt"}
+"""What each kind of change reads as (English; the reports translate it, the app has its own ``tr``)."""
+
 
 @dataclass(frozen=True)
 class Recommendation:

@@ -132,6 +132,11 @@ LOAD: dict[str, str] = {
 REPORT: dict[str, str] = {
     # headings and labels
     "Not grouped": "未分组",
+    "the model": "模型",
+    "tool or infrastructure": "工具或基础设施",
+    "tool description or schema": "工具描述或模式",
+    "verification checkpoint": "验证检查点",
+    "system prompt": "系统提示词",
     "runs that joined no group of two or more": "未加入任何两个或更多运行之组的运行",
     "Generated": "生成于",
     "value curve:": "价值曲线：",

@@ -38,7 +38,7 @@ from analyzer.taxonomy import CATEGORIES
 from analyzer.workspace import Workspace, WorkspaceError
 from analyzer.workspace.store import Target
 from ui.dialogs.file_dialogs import FileDialog
-from ui.i18n.labels import category_title
+from ui.i18n.labels import category_title, tag_label
 
 WORKSPACE_SUFFIX = ".trajscope"
 DEFAULT_WORKSPACE_NAME = "workspace" + WORKSPACE_SUFFIX
@@ -580,12 +580,12 @@ class TaggingController(QObject):
 
     def add_tag(self, targets: list[Target], tag: str) -> int | None:
         """Add a custom tag."""
-        label = self.tr("Tag “{tag}” added to {targets}").format(tag=tag, targets=self._count_text(targets))
+        label = self.tr("Tag “{tag}” added to {targets}").format(tag=tag_label(tag), targets=self._count_text(targets))
         return self.commit(label, lambda ws: ws.add_tag(targets, tag))
 
     def remove_tag(self, targets: list[Target], tag: str) -> int | None:
         """Remove a custom tag."""
-        label = self.tr("Tag “{tag}” removed").format(tag=tag)
+        label = self.tr("Tag “{tag}” removed").format(tag=tag_label(tag))
         return self.commit(label, lambda ws: ws.remove_tag(targets, tag))
 
     def set_note(self, target: Target, note: str) -> int | None:
