@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 """Version of the canonical schema. Bump the minor for added optional fields, the major
 for anything that changes the meaning of an existing field."""
 
@@ -126,6 +126,9 @@ class Trajectory(BaseModel):
         framework: Agent framework (``swe-agent``, ``inspect``, ``ag2`` ...), if known.
         outcome: Normalised outcome.
         outcome_raw: The raw success value as found in the file (stringified).
+        outcome_source: Where the outcome came from: ``file`` (a field of the run), a sidecar's
+            kind (``swebench-report``, ``harbor-reward``, ``ctrf`` ...), ``labels`` (failure labels
+            in the file), ``analyst`` or ``estimate``; ``None`` while unknown.
         score: Numeric score/reward, if any.
         final_answer: The run's final answer/submission, if any.
         ground_truth: Expected answer, if the file has one (never shown to the analysis).
@@ -133,6 +136,8 @@ class Trajectory(BaseModel):
         gold_decisive_agent: Agent labelled as responsible in the file.
         gold_reason: Label explanation from the file.
         task_family: Task family / dataset / level, for grouping.
+        task_key: Identity of the task across runs (the source's task, sample or instance id, else
+            a hash of the normalised task text), so reruns of one task can be compared.
         metadata: Anything else the importer wants to keep.
         steps: The steps, in order.
     """
@@ -150,6 +155,7 @@ class Trajectory(BaseModel):
     framework: str | None = None
     outcome: Outcome = Outcome.UNKNOWN
     outcome_raw: str | None = None
+    outcome_source: str | None = None
     score: float | None = None
     final_answer: str | None = None
     ground_truth: str | None = None
@@ -157,6 +163,7 @@ class Trajectory(BaseModel):
     gold_decisive_agent: str | None = None
     gold_reason: str | None = None
     task_family: str | None = None
+    task_key: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     steps: list[Step] = Field(default_factory=list)
 

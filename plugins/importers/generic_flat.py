@@ -54,7 +54,8 @@ KINDS = tuple(str(k) for k in StepKind)
 OUTCOMES = tuple(str(o) for o in Outcome)
 
 TRACE_KEYS = (
-    "native_id", "task", "model", "framework", "task_family", "outcome", "outcome_raw", "score",
+    "native_id", "task", "model", "framework", "task_family", "task_key", "outcome", "outcome_raw",
+    "outcome_source", "score",
     "final_answer", "ground_truth", "gold_decisive_step", "gold_decisive_agent", "gold_reason",
 )
 """Run-level keys a flat line may carry (first non-null value per run wins)."""
