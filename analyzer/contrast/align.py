@@ -128,8 +128,9 @@ def align(a: EncodedRun, b: EncodedRun, params: ContrastParams, cache: SimCache 
     gcum = np.concatenate([[0.0], np.cumsum(gb)])  # cost of leaving b[:j] unmatched
     lo, hi = band_limits(n, m, params)
     ptrs: list[np.ndarray] = [np.full(hi[0] - lo[0] + 1, _LEFT, dtype=np.int8)]
-    prev = np.full(m + 1, np.inf)
+    prev = np.full(m + 1, np.inf)  # the last row's band, inf elsewhere
     prev[lo[0]: hi[0] + 1] = gcum[lo[0]: hi[0] + 1]
+    pj0, pj1 = int(lo[0]), int(hi[0])
     block = np.zeros((0, 0))
     block_row = block_col = 0
     blocks: list[tuple[int, np.ndarray]] = []  # (first column, costs) of each chunk of rows
@@ -142,20 +143,24 @@ def align(a: EncodedRun, b: EncodedRun, params: ContrastParams, cache: SimCache 
             blocks.append((block_col, block))
         j0, j1 = int(lo[i]), int(hi[i])
         up = prev[j0: j1 + 1] + ga[i - 1]
-        diag = np.full(j1 - j0 + 1, np.inf)
-        d0 = 1 if j0 == 0 else 0  # column 0 has no match
-        if j1 >= 1:
-            sub = block[i - 1 - block_row, j0 + d0 - 1 - block_col: j1 - block_col]
-            diag[d0:] = prev[j0 + d0 - 1: j1] + sub
+        r = i - 1 - block_row
+        if j0 >= 1:
+            diag = prev[j0 - 1: j1] + block[r, j0 - 1 - block_col: j1 - block_col]
+        else:  # column 0 has no match
+            diag = np.empty(j1 + 1)
+            diag[0] = np.inf
+            diag[1:] = prev[0: j1] + block[r, 0 - block_col: j1 - block_col]
         x = np.minimum(diag, up)
         g = gcum[j0: j1 + 1]
-        cur = g + np.minimum.accumulate(x - g)
-        left = cur < x - _EPS
-        ptr = np.where(diag <= up, _DIAG, _UP).astype(np.int8)
-        ptr[left] = _LEFT
+        t = x - g
+        np.minimum.accumulate(t, out=t)
+        cur = t + g  # equals x where no step of b alone does better (within rounding)
+        ptr = (diag > up).astype(np.int8)  # _DIAG (0) on ties, else _UP (1)
+        ptr[cur < x - _EPS] = _LEFT
         ptrs.append(ptr)
-        prev = np.full(m + 1, np.inf)
-        prev[j0: j1 + 1] = np.where(left, cur, x)
+        prev[pj0: pj1 + 1] = np.inf
+        prev[j0: j1 + 1] = cur
+        pj0, pj1 = j0, j1
 
     def cost_at(x: int, y: int) -> float:
         col, blk = blocks[x // _CHUNK]

@@ -74,6 +74,21 @@ def _calls(run: EncodedRun) -> set[tuple[int, int]]:
     return {_call(run, int(r)) for r in rows}
 
 
+def good_positions(al: Alignment, a: EncodedRun, b: EncodedRun, params: ContrastParams) -> list[bool]:
+    """For each position of the path: is it no difference? The view dims these rows.
+
+    No difference: an input or observation, a decision matched well or left out cheaply, or a call
+    the other run makes elsewhere.
+    """
+    calls_a, calls_b = _calls(a), _calls(b)
+    out: list[bool] = []
+    for x, y, c in zip(al.a.tolist(), al.b.tolist(), al.cost.tolist(), strict=True):
+        cls = int(a.cls[x]) if x >= 0 else int(b.cls[y])
+        elsewhere = cls == StepClass.ACTION and (_call(a, x) in calls_b if x >= 0 else _call(b, y) in calls_a)
+        out.append(cls not in DECISION_CLASSES or elsewhere or c <= threshold(cls, params))
+    return out
+
+
 def find_divergence(al: Alignment, a: EncodedRun, b: EncodedRun, params: ContrastParams) -> Divergence:
     """The divergence of failed run ``a`` from success ``b`` on their alignment (see the module rule)."""
     missing: tuple[int, int] | None = None  # (path position, success row) of the first missing action

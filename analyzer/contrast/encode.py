@@ -1,9 +1,9 @@
 """A run's steps as the alignment sees them.
 
 Each step gets a class (input, action, decision, observation); an action its tool and its
-normalised arguments; every step a text vector. Text and argument vectors are hashed word
-features (``sklearn``'s ``HashingVectorizer``, l2-normalised), so the cosine of two steps is
-their lexical overlap: deterministic, fast on a corpus, and needing no model.
+normalised arguments; every step a text vector. Text and argument vectors are hashed word counts
+(CRC-32 of each word, l2-normalised), so the cosine of two steps is their lexical overlap:
+deterministic, fast on a corpus, and needing no model.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import re
 import zlib
 from dataclasses import dataclass
 from enum import IntEnum
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -101,15 +100,27 @@ def normalise_args(raw: str | None) -> str:
     return " ".join(sorted(out))
 
 
-@lru_cache(maxsize=1)
-def _vectorisers() -> tuple[Any, Any]:
-    from sklearn.feature_extraction.text import HashingVectorizer  # heavy: imported on first use
+_WORD = re.compile(r"\w+")
 
-    text = HashingVectorizer(n_features=TEXT_FEATURES, alternate_sign=False, norm="l2", lowercase=True,
-                             token_pattern=r"(?u)\b\w+\b", dtype=np.float32)
-    args = HashingVectorizer(n_features=ARGS_FEATURES, alternate_sign=False, norm="l2", lowercase=False,
-                             token_pattern=r"\S+", dtype=np.float32)
-    return text, args
+
+def hashed_vectors(token_lists: list[list[str]], n_features: int) -> sparse.csr_matrix:
+    """Rows of hashed token counts (CRC-32 of each token modulo ``n_features``), l2-normalised.
+
+    Deterministic across processes (no salted ``hash``); an empty row stays zero.
+    """
+    rows: list[int] = []
+    cols: list[int] = []
+    for r, tokens in enumerate(token_lists):
+        for t in tokens:
+            rows.append(r)
+            cols.append(zlib.crc32(t.encode("utf-8", "surrogatepass")) % n_features)
+    data = np.ones(len(rows), dtype=np.float32)
+    m = sparse.csr_matrix((data, (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
+                          shape=(len(token_lists), n_features), dtype=np.float32)
+    m.sum_duplicates()
+    norms = np.sqrt(np.asarray(m.multiply(m).sum(axis=1), dtype=np.float64).ravel())
+    norms[norms == 0] = 1.0
+    return sparse.csr_matrix(sparse.diags((1.0 / norms).astype(np.float32)) @ m)
 
 
 def _id(text: str) -> int:
@@ -145,9 +156,8 @@ def encode_frame(steps: pl.DataFrame) -> dict[str, EncodedRun]:
         args_id[r] = _id(args_text[r])
         if not texts[r]:
             texts[r] = name
-    text_v, args_v = _vectorisers()
-    text_m = sparse.csr_matrix(text_v.transform(texts))
-    args_m = sparse.csr_matrix(args_v.transform(args_text))
+    text_m = hashed_vectors([_WORD.findall(t.lower()) for t in texts], TEXT_FEATURES)
+    args_m = hashed_vectors([a.split() for a in args_text], ARGS_FEATURES)
     ids = df["trace_id"].to_numpy()
     step_idx = df["step"].to_numpy().astype(np.int64)
     bounds = np.flatnonzero(ids[1:] != ids[:-1]) + 1

@@ -15,7 +15,7 @@ from enum import StrEnum
 import polars as pl
 
 from analyzer.contrast.corpus import PairResult, contrast_pair
-from analyzer.contrast.divergence import threshold
+from analyzer.contrast.divergence import good_positions
 from analyzer.contrast.encode import DECISION_CLASSES, EncodedRun, encode_frame
 from analyzer.contrast.params import ContrastParams, load_params
 
@@ -104,6 +104,7 @@ def aligned_rows(failed: EncodedRun, success: EncodedRun, pair: PairResult,
     """Display rows of one alignment (see :class:`RowStatus`)."""
     params = params or load_params()
     al, div = pair.alignment, pair.divergence
+    good = good_positions(al, failed, success, params)
     rows: list[AlignedRow] = []
     for k, (x, y, c) in enumerate(zip(al.a.tolist(), al.b.tolist(), al.cost.tolist(), strict=True)):
         cls = int(failed.cls[x]) if x >= 0 else int(success.cls[y])
@@ -111,7 +112,7 @@ def aligned_rows(failed: EncodedRun, success: EncodedRun, pair: PairResult,
             status = RowStatus.DIVERGENCE
         elif cls not in DECISION_CLASSES:
             status = RowStatus.CONTEXT
-        elif c <= threshold(cls, params) and x >= 0 and y >= 0:
+        elif good[k]:
             status = RowStatus.SAME
         else:
             status = RowStatus.DIFFERENT

@@ -140,6 +140,8 @@ class ContrastView(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.table.setShowGrid(False)
         self.table.setWordWrap(False)
+        # a light selection, so the divergence keeps its colour and weight when it is the current row
+        self.table.setStyleSheet("QTableWidget::item:selected { background: rgba(61, 125, 216, 70); color: palette(text); }")
         head = self.table.horizontalHeader()
         head.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         head.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
@@ -332,7 +334,8 @@ class ContrastView(QWidget):
         for i, r in enumerate(self.rows):
             ftext, ftip = self._cell_text(fsteps, r.failed_step)
             stext, stip = self._cell_text(ssteps, r.success_step)
-            cells = ("" if r.failed_step is None else str(r.failed_step), ftext,
+            mark = "▶ " if r.status == RowStatus.DIVERGENCE else ""
+            cells = ("" if r.failed_step is None else mark + str(r.failed_step), ftext,
                      "" if r.success_step is None else str(r.success_step), stext)
             tips = ("", ftip, "", stip)
             for c, (text, tip) in enumerate(zip(cells, tips, strict=True)):
@@ -346,6 +349,7 @@ class ContrastView(QWidget):
                     item.setBackground(QBrush(self._diff_bg))
                 else:
                     item.setBackground(QBrush(self._div_bg))
+                    item.setForeground(QBrush(QColor(DECISIVE)))
                     item.setFont(bold)
                 self.table.setItem(i, c, item)
         self.table.setUpdatesEnabled(True)
