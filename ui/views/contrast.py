@@ -140,8 +140,14 @@ class ContrastView(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.table.setShowGrid(False)
         self.table.setWordWrap(False)
-        # a light selection, so the divergence keeps its colour and weight when it is the current row
-        self.table.setStyleSheet("QTableWidget::item:selected { background: rgba(61, 125, 216, 70); color: palette(text); }")
+        # a light selection, so the current row does not hide what the rows around it show
+        tpal = self.table.palette()
+        light = QColor(ACCENT)
+        light.setAlpha(70)
+        for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+            tpal.setColor(group, QPalette.ColorRole.Highlight, light)
+            tpal.setColor(group, QPalette.ColorRole.HighlightedText, fg)
+        self.table.setPalette(tpal)
         head = self.table.horizontalHeader()
         head.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         head.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
@@ -157,7 +163,7 @@ class ContrastView(QWidget):
         self.plot.showGrid(x=False, y=True, alpha=0.2)
         self.plot.setLabel("bottom", self.tr("Aligned row"))
         self.plot.setLabel("left", self.tr("Value"))
-        self.plot.setYRange(0, 1)
+        self.plot.setYRange(0, 1.25)  # room above the curves for the legend
         self.plot.addLegend(offset=(10, 5))
         self.cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen(ACCENT, width=1))
         self.div_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(DECISIVE, width=2, style=Qt.PenStyle.DashLine))
