@@ -79,6 +79,12 @@ def similarities(a: EncodedRun, b: EncodedRun, rows: slice, cols: slice) -> Simi
     return Similarities(ca, cb, sim, args_sim, same_tool, same_args)
 
 
+def slice_similarities(s: Similarities, rows: slice, cols: slice) -> Similarities:
+    """The block ``rows`` × ``cols`` of similarities computed for whole runs."""
+    return Similarities(s.ca[rows], s.cb[:, cols], s.sim[rows, cols], s.args_sim[rows, cols], s.same_tool[rows, cols],
+                        s.same_args[rows, cols])
+
+
 def costs_of(s: Similarities, params: ContrastParams) -> np.ndarray:
     """Match costs from similarities (inf across classes)."""
     act = np.where(s.same_tool, np.where(s.same_args, 0.0, params.args_cost * (1.0 - s.args_sim)), params.tool_cost)
@@ -89,8 +95,14 @@ def costs_of(s: Similarities, params: ContrastParams) -> np.ndarray:
 
 
 def match_costs(a: EncodedRun, b: EncodedRun, rows: slice, cols: slice, params: ContrastParams,
-                cache: SimCache | None = None) -> np.ndarray:
-    """Cost of matching rows ``rows`` of ``a`` with rows ``cols`` of ``b`` (inf across classes)."""
+                cache: SimCache | None = None, whole: Similarities | None = None) -> np.ndarray:
+    """Cost of matching rows ``rows`` of ``a`` with rows ``cols`` of ``b`` (inf across classes).
+
+    ``whole``: the similarities of every row of ``a`` with every row of ``b``, when the caller
+    computed them (a corpus computes them once per task); ``cache``: see :func:`align`.
+    """
+    if whole is not None:
+        return costs_of(slice_similarities(whole, rows, cols), params)
     if cache is None:
         return costs_of(similarities(a, b, rows, cols), params)
     key = (id(a), id(b), rows.start or 0, rows.stop or 0, cols.start or 0, cols.stop or 0)
@@ -111,7 +123,8 @@ def band_limits(n: int, m: int, params: ContrastParams) -> tuple[np.ndarray, np.
     return lo, hi
 
 
-def align(a: EncodedRun, b: EncodedRun, params: ContrastParams, cache: SimCache | None = None) -> Alignment:
+def align(a: EncodedRun, b: EncodedRun, params: ContrastParams, cache: SimCache | None = None,
+          whole: Similarities | None = None) -> Alignment:
     """Banded alignment of ``a`` with ``b`` (see :func:`band_limits` for the band).
 
     Args:
@@ -119,6 +132,7 @@ def align(a: EncodedRun, b: EncodedRun, params: ContrastParams, cache: SimCache 
         b: The successful run.
         params: Costs and band width.
         cache: Similarity blocks kept between calls (a fit trying many params), or None.
+        whole: Similarities of every row of ``a`` with every row of ``b``, if already computed.
 
     Returns:
         The cheapest path inside the band.
@@ -139,7 +153,7 @@ def align(a: EncodedRun, b: EncodedRun, params: ContrastParams, cache: SimCache 
             r1 = min(n, i - 1 + _CHUNK)
             block_col = max(int(lo[i]) - 1, 0)
             block_row = i - 1
-            block = match_costs(a, b, slice(i - 1, r1), slice(block_col, int(hi[r1])), params, cache)
+            block = match_costs(a, b, slice(i - 1, r1), slice(block_col, int(hi[r1])), params, cache, whole)
             blocks.append((block_col, block))
         j0, j1 = int(lo[i]), int(hi[i])
         up = prev[j0: j1 + 1] + ga[i - 1]

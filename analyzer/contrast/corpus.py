@@ -11,9 +11,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import polars as pl
+from scipy import sparse
 
-from analyzer.contrast.align import Alignment, SimCache, align
+from analyzer.contrast.align import Alignment, SimCache, Similarities, align
 from analyzer.contrast.divergence import Divergence, find_divergence
 from analyzer.contrast.encode import EncodedRun, encode_frame
 from analyzer.contrast.params import ContrastParams, load_params
@@ -67,10 +69,10 @@ class PairResult:
 
 
 def contrast_pair(a: EncodedRun, b: EncodedRun, params: ContrastParams | None = None,
-                  cache: SimCache | None = None) -> PairResult:
-    """Align failed run ``a`` with success ``b`` and find the divergence (``cache``: see :func:`align`)."""
+                  cache: SimCache | None = None, whole: Similarities | None = None) -> PairResult:
+    """Align failed run ``a`` with success ``b`` and find the divergence (``cache``, ``whole``: see :func:`align`)."""
     params = params or load_params()
-    al = align(a, b, params, cache)
+    al = align(a, b, params, cache, whole)
     return PairResult(al, find_divergence(al, a, b, params))
 
 
@@ -132,12 +134,14 @@ def contrast_corpus(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, *,
         if cancel.cancelled:
             break
         progress(n, len(groups), _key)
+        todo = [(f, s) for f in failed for s in won if (f, s) not in known]
+        task_sims = _TaskSimilarities(encoded, [*failed, *won]) if todo and sim_cache is None else None
         for f in failed:
             best: dict[str, Any] | None = None
             for s in won:
                 row: dict[str, Any] | None = known.get((f, s))
                 if row is None:
-                    row = _align_row(f, s, encoded, params, version, sim_cache)
+                    row = _align_row(f, s, encoded, params, version, sim_cache, task_sims)
                     if row is None:
                         continue
                 pair_rows.append(row)
@@ -152,12 +156,48 @@ def contrast_corpus(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, *,
     return ContrastResult(frame_from_rows(run_rows, CONTRAST_COLUMNS), frame_from_rows(pair_rows, PAIR_COLUMNS))
 
 
+TASK_ROWS = 4096
+"""Steps of a task above which its similarities are computed pair by pair, chunk by chunk (memory)."""
+
+
+class _TaskSimilarities:
+    """Text and argument similarities of every step of a task's runs with every other step.
+
+    Computed at once (one sparse product per task instead of several per pair; the same numbers).
+    """
+
+    def __init__(self, encoded: dict[str, EncodedRun], ids: list[str]) -> None:
+        self.offset: dict[str, int] = {}
+        total = 0
+        for t in ids:
+            if t in encoded and len(encoded[t]) and t not in self.offset:
+                self.offset[t] = total
+                total += len(encoded[t])
+        self.ok = 0 < total <= TASK_ROWS
+        if self.ok:
+            ordered = [encoded[t] for t in self.offset]
+            text = sparse.vstack([r.text for r in ordered]).tocsr()
+            args = sparse.vstack([r.args for r in ordered]).tocsr()
+            self.sim = np.asarray((text @ text.T).todense(), dtype=np.float64)
+            self.args_sim = np.asarray((args @ args.T).todense(), dtype=np.float64)
+
+    def pair(self, f: str, s: str, a: EncodedRun, b: EncodedRun) -> Similarities | None:
+        """Similarities of every step of ``a`` (run ``f``) with every step of ``b`` (run ``s``)."""
+        if not self.ok or f not in self.offset or s not in self.offset:
+            return None
+        r, c = self.offset[f], self.offset[s]
+        rows, cols = slice(r, r + len(a)), slice(c, c + len(b))
+        return Similarities(a.cls[:, None], b.cls[None, :], self.sim[rows, cols], self.args_sim[rows, cols],
+                            a.tool[:, None] == b.tool[None, :], a.args_id[:, None] == b.args_id[None, :])
+
+
 def _align_row(f: str, s: str, encoded: dict[str, EncodedRun], params: ContrastParams,
-               version: str, sim_cache: SimCache | None) -> dict[str, Any] | None:
+               version: str, sim_cache: SimCache | None, task_sims: _TaskSimilarities | None = None,
+               ) -> dict[str, Any] | None:
     a, b = encoded.get(f), encoded.get(s)
     if a is None or b is None or not len(a) or not len(b):
         return None
-    res = contrast_pair(a, b, params, sim_cache)
+    res = contrast_pair(a, b, params, sim_cache, task_sims.pair(f, s, a, b) if task_sims is not None else None)
     d = res.divergence
     return {"failed_id": f, "success_id": s, "cost": res.alignment.total, "divergence_step": d.step,
             "divergence_success_step": d.success_step, "divergence_kind": None if d.kind is None else str(d.kind),
