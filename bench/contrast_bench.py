@@ -9,6 +9,9 @@
    program on the pairs of the first ``--baseline-tasks`` tasks (its time per pair is scaled
    to every pair); then the same call again with the pairs of the first call as its cache.
 
+Wall and CPU seconds are both printed, with the load average: on a shared machine the wall
+time of the same work varies several-fold with the other processes.
+
 Usage::
 
     python bench/contrast_bench.py [--steps 5000] [--tasks 2000] [--trials 5] [--baseline-tasks 50]
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -63,16 +67,17 @@ def bench_pair(steps: int, tmp: Path) -> dict[str, Any]:
     params = load_params()
     ok = res.traces.filter(res.traces["outcome"] == "success")["trace_id"][0]
     bad = res.traces.filter(res.traces["outcome"] == "failure")["trace_id"][0]
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     enc = encode_frame(res.steps)
     got = contrast_pair(enc[bad], enc[ok], params)
-    banded = time.perf_counter() - t0
-    t1 = time.perf_counter()
+    banded, banded_cpu = time.perf_counter() - t0, time.process_time() - c0
+    t1, c1 = time.perf_counter(), time.process_time()
     full = full_align(enc[bad], enc[ok], params)
-    naive = time.perf_counter() - t1
-    return {"steps": [len(enc[bad]), len(enc[ok])], "banded_s": round(banded, 3), "full_dp_s": round(naive, 2),
-            "ratio": round(naive / banded, 1), "cost_banded": round(got.alignment.total, 4),
-            "cost_full": round(full.total, 4), "divergence_step": got.divergence.step}
+    naive, naive_cpu = time.perf_counter() - t1, time.process_time() - c1
+    return {"steps": [len(enc[bad]), len(enc[ok])], "banded_s": round(banded, 3), "banded_cpu_s": round(banded_cpu, 3),
+            "full_dp_s": round(naive, 2), "full_dp_cpu_s": round(naive_cpu, 2), "ratio": round(naive / banded, 1),
+            "cost_banded": round(got.alignment.total, 4), "cost_full": round(full.total, 4),
+            "divergence_step": got.divergence.step, "load_average": round(os.getloadavg()[0], 1)}
 
 
 def bench_corpus(tasks: int, trials: int, baseline_tasks: int, tmp: Path) -> dict[str, Any]:
@@ -88,9 +93,9 @@ def bench_corpus(tasks: int, trials: int, baseline_tasks: int, tmp: Path) -> dic
     t0 = time.perf_counter()
     res = load([path], cache=None)
     load_s = time.perf_counter() - t0
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     out = contrast_corpus(res.traces, res.steps)
-    corpus_s = time.perf_counter() - t1
+    corpus_s, corpus_cpu = time.perf_counter() - t1, time.process_time() - c1
     t2 = time.perf_counter()
     again = contrast_corpus(res.traces, res.steps, cached=out.pairs)
     cached_s = time.perf_counter() - t2
@@ -106,6 +111,7 @@ def bench_corpus(tasks: int, trials: int, baseline_tasks: int, tmp: Path) -> dic
     naive_est = per_pair * out.pairs.height
     return {"runs": res.traces.height, "tasks": int(res.traces["task_key"].n_unique()), "pairs": out.pairs.height,
             "failed_contrasted": out.runs.height, "load_s": round(load_s, 1), "contrast_s": round(corpus_s, 2),
+            "contrast_cpu_s": round(corpus_cpu, 2), "load_average": round(os.getloadavg()[0], 1),
             "cached_again_s": round(cached_s, 2), "full_dp_estimated_s": round(naive_est, 1),
             "baseline_pairs_measured": len(pairs), "ratio": round(naive_est / corpus_s, 2)}
 

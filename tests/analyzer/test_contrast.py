@@ -84,6 +84,11 @@ def test_banded_alignment_equals_the_full_program(tmp_path: Path) -> None:
                 assert banded.total == pytest.approx(full.total, abs=1e-6)
                 checked += 1
     assert checked > 100
+    # the corpus path (a task's similarities computed at once) gives the same costs
+    pairs = contrast_corpus(res.traces, res.steps).pairs
+    assert pairs.height > 5
+    for f, s, cost in pairs.select("failed_id", "success_id", "cost").iter_rows():
+        assert cost == pytest.approx(full_align(enc[f], enc[s], params).total, abs=1e-6)
     # a narrow band may miss the best path but never gives a cheaper one
     narrow = replace(params, band_frac=0.0, band_min=1)
     for f, s in zip(ids[:6], ids[6:12], strict=True):
