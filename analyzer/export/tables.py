@@ -24,14 +24,15 @@ def conform(df: pl.DataFrame, columns: tuple[ColumnSpec, ...]) -> pl.DataFrame:
 
 def contrast_frame(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame | None,
                    result: AnalysisResult | None) -> pl.DataFrame:
-    """CONTRAST_COLUMNS of the runs: the analysis's, or computed now when it has none.
+    """CONTRAST_COLUMNS of every failed run of ``traces`` whose task also succeeded.
 
-    The analysis has none for results read back from a workspace (or without an analysis); the
-    pairs it aligned are reused.
+    Computed over all the runs with the pairs the analysis aligned as cache (only pairs it does not
+    hold are aligned: runs it did not analyse, results read back from a workspace); without steps,
+    the analysis's own rows.
     """
-    if result is not None and result.contrast.height:
-        return result.contrast
-    if steps is None or not task_groups(traces):
+    if steps is None:
+        return result.contrast if result is not None else empty_frame(CONTRAST_COLUMNS)
+    if not task_groups(traces):
         return empty_frame(CONTRAST_COLUMNS)
     return contrast_corpus(traces, steps, cached=result.pairs if result is not None else None).runs
 

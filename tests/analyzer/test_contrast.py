@@ -159,3 +159,9 @@ def test_the_pipeline_keeps_the_contrast_with_the_analysis() -> None:
     assert result.pairs.height >= len(failed)
     merged = result.merge(result)
     assert merged.pairs.height == result.pairs.height
+    # traces.csv of every run: the runs the analysis did not see are contrasted too
+    from analyzer.export.tables import run_table
+
+    table = run_table(res.traces, result, None, res.steps)
+    failed_all = table.filter(pl.col("outcome") == "failure")
+    assert failed_all["contrast_run"].null_count() == 0 and failed_all.height > len(failed)

@@ -406,6 +406,11 @@ class ContrastView(QWidget):
         self.current_row = row
         self.cursor.setValue(row)
         self._update_buttons()
+        step = self.rows[row].failed_step
+        sel = self.session.selection
+        if self.contrast is not None and step is not None and sel.trace_id == self.contrast.failed_id \
+                and sel.step != step:
+            self.session.select(step=step, steps=(step,))  # the run view and the inspector follow
 
     def go_to_row(self, row: int) -> None:
         """Make ``row`` the current row (the curves' cursor follows)."""
