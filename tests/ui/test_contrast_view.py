@@ -71,8 +71,10 @@ def test_open_jump_and_switch_success(contrast_window: Any, qtbot: Any) -> None:
     assert v.current_row == div
     # matched decisions are dimmed, the divergence is not
     same = [i for i, r in enumerate(v.rows) if r.status == "same"]
-    assert same and v.table.item(same[0], 1).foreground().color().alpha() < 255
-    assert v.table.item(div, 1).font().bold()
+    m = v.table.model()
+    assert same and m.data(m.index(same[0], 1), Qt.ItemDataRole.ForegroundRole).color().alpha() < 255
+    assert m.data(m.index(div, 1), Qt.ItemDataRole.FontRole).bold()
+    assert m.data(m.index(div, 0)).startswith("▶")
     # another success of the task
     other = v.picker.itemData(1)
     assert v.select_success(str(other))
@@ -87,7 +89,7 @@ def test_a_success_or_a_task_without_success_says_why(contrast_window: Any) -> N
     w.session.select(trace_id=ok, trace_ids=(ok,))
     w.bridge.flush()
     w.show_tab("contrast")
-    assert w.contrast.contrast is None and w.contrast.table.rowCount() == 0
+    assert w.contrast.contrast is None and w.contrast.table.model().rowCount() == 0
     assert "did not fail" in w.contrast.title.text()
 
 

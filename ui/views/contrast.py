@@ -17,7 +17,7 @@ from typing import Any
 import polars as pl
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QKeyEvent, QPalette
+from PySide6.QtGui import QColor, QFont, QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -25,8 +25,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -41,18 +40,8 @@ from analyzer.contrast.view import (
 )
 from analyzer.session import Selection, Session
 from ui.bridge import SessionBridge
-from ui.i18n.labels import kind_label
+from ui.models.contrast_rows import ContrastRowsModel
 from ui.theme import ACCENT, CANDIDATE, DECISIVE
-
-CELL_CHARS = 220
-"""Characters of a step shown in a cell (the tooltip shows more)."""
-TIP_CHARS = 1500
-STEP_ROLE = Qt.ItemDataRole.UserRole + 1
-
-
-def _one_line(text: str, n: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= n else flat[: n - 1] + "…"
 
 
 class _DifferenceKeys(QObject):
@@ -129,13 +118,12 @@ class ContrastView(QWidget):
         bar.addWidget(self.next_btn)
         bar.addWidget(self.div_btn)
 
-        self.table = QTableWidget(self)
+        self.table = QTableView(self)
         self.table.setObjectName("contrastTable")
-        self.table.setColumnCount(4)
-        self.table.setHorizontalHeaderLabels([self.tr("Step"), self.tr("Failed run"), self.tr("Step"), self.tr("Success")])
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
+        self.model: ContrastRowsModel | None = None
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.table.setShowGrid(False)
@@ -148,12 +136,8 @@ class ContrastView(QWidget):
             tpal.setColor(group, QPalette.ColorRole.Highlight, light)
             tpal.setColor(group, QPalette.ColorRole.HighlightedText, fg)
         self.table.setPalette(tpal)
-        head = self.table.horizontalHeader()
-        head.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        head.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        head.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        head.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        self.table.currentCellChanged.connect(lambda row, _c, _pr, _pc: self._on_row(row))
+        self._headers = [self.tr("Step"), self.tr("Failed run"), self.tr("Step"), self.tr("Success")]
+        self._set_model([], {}, {})
         self._keys = _DifferenceKeys(self)
         self.table.installEventFilter(self._keys)
 
@@ -163,8 +147,8 @@ class ContrastView(QWidget):
         self.plot.showGrid(x=False, y=True, alpha=0.2)
         self.plot.setLabel("bottom", self.tr("Aligned row"))
         self.plot.setLabel("left", self.tr("Value"))
-        self.plot.setYRange(0, 1.25)  # room above the curves for the legend
-        self.plot.addLegend(offset=(10, 5))
+        self.plot.setYRange(0, 1.45)  # room above the curves for the legend
+        self.plot.addLegend(offset=(-10, 2))
         self.cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen(ACCENT, width=1))
         self.div_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(DECISIVE, width=2, style=Qt.PenStyle.DashLine))
         self.plot.scene().sigMouseClicked.connect(self._on_plot_click)
@@ -265,7 +249,7 @@ class ContrastView(QWidget):
         self.title.setText(text)
         self.summary.setText("")
         self.rows, self.differences, self.current_row = [], [], None
-        self.table.setRowCount(0)
+        self._set_model([], {}, {})
         self.plot.clear()
         self.plot_note.setText("")
         self._update_buttons()
@@ -317,48 +301,31 @@ class ContrastView(QWidget):
             "extra_action": self.tr("an extra action"),
         }.get(kind, kind)
 
-    def _cell_text(self, steps: dict[int, dict[str, Any]], step: int | None) -> tuple[str, str]:
-        if step is None:
-            return "", ""
-        s = steps.get(step, {})
-        kind = kind_label(str(s.get("kind") or ""))
-        if s.get("tool_name"):
-            body = f"{s['tool_name']}({s.get('tool_args') or ''})"
-        else:
-            body = str(s.get("text") or "")
-        return f"[{kind}] {_one_line(body, CELL_CHARS)}", body[:TIP_CHARS]
+    def _set_model(self, rows: list[AlignedRow], failed: dict[int, dict[str, Any]],
+                   success: dict[int, dict[str, Any]]) -> None:
+        bold = QFont(self.table.font())
+        bold.setBold(True)
+        colors = {"muted": self._muted, "different": self._diff_bg, "divergence": self._div_bg,
+                  "divergence_text": QColor(DECISIVE)}
+        old = self.model
+        self.model = ContrastRowsModel(rows, failed, success, self._headers, colors, bold)
+        self.table.setModel(self.model)
+        self.table.selectionModel().currentRowChanged.connect(lambda cur, _prev: self._on_row(cur.row()))
+        head = self.table.horizontalHeader()
+        step_width = self.fontMetrics().horizontalAdvance("▶ 000000") + 12  # no per-row size hints: long runs
+        for col in (0, 2):
+            head.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
+            head.resizeSection(col, step_width)
+        head.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        head.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        if old is not None:
+            old.deleteLater()
 
     def _fill(self, failed_id: str, success_id: str) -> None:
         cols = ["step", "kind", "text", "tool_name", "tool_args"]
         fsteps = {int(r["step"]): r for r in self.session.run_steps(failed_id).select(cols).iter_rows(named=True)}
         ssteps = {int(r["step"]): r for r in self.session.run_steps(success_id).select(cols).iter_rows(named=True)}
-        bold = QFont(self.table.font())
-        bold.setBold(True)
-        self.table.setUpdatesEnabled(False)
-        self.table.clearContents()
-        self.table.setRowCount(len(self.rows))
-        for i, r in enumerate(self.rows):
-            ftext, ftip = self._cell_text(fsteps, r.failed_step)
-            stext, stip = self._cell_text(ssteps, r.success_step)
-            mark = "▶ " if r.status == RowStatus.DIVERGENCE else ""
-            cells = ("" if r.failed_step is None else mark + str(r.failed_step), ftext,
-                     "" if r.success_step is None else str(r.success_step), stext)
-            tips = ("", ftip, "", stip)
-            for c, (text, tip) in enumerate(zip(cells, tips, strict=True)):
-                item = QTableWidgetItem(text)
-                if tip:
-                    item.setToolTip(tip)
-                item.setData(STEP_ROLE, r.failed_step if c < 2 else r.success_step)
-                if r.status in (RowStatus.SAME, RowStatus.CONTEXT):
-                    item.setForeground(QBrush(self._muted))
-                elif r.status == RowStatus.DIFFERENT:
-                    item.setBackground(QBrush(self._diff_bg))
-                else:
-                    item.setBackground(QBrush(self._div_bg))
-                    item.setForeground(QBrush(QColor(DECISIVE)))
-                    item.setFont(bold)
-                self.table.setItem(i, c, item)
-        self.table.setUpdatesEnabled(True)
+        self._set_model(self.rows, fsteps, ssteps)
 
     # -- curves -----------------------------------------------------------------------------------
     def _redraw_curves(self) -> None:
@@ -414,9 +381,10 @@ class ContrastView(QWidget):
 
     def go_to_row(self, row: int) -> None:
         """Make ``row`` the current row (the curves' cursor follows)."""
-        if 0 <= row < len(self.rows):
-            self.table.setCurrentCell(row, 1)
-            self.table.scrollToItem(self.table.item(row, 1), QTableWidget.ScrollHint.PositionAtCenter)
+        if 0 <= row < len(self.rows) and self.model is not None:
+            index = self.model.index(row, 1)
+            self.table.setCurrentIndex(index)
+            self.table.scrollTo(index, QTableView.ScrollHint.PositionAtCenter)
             self._on_row(row)
 
     def divergence_row(self) -> int | None:
