@@ -41,6 +41,7 @@ from analyzer.import_messages import MessageValueError, imsg, wrap
 from analyzer.loading.jsonio import (
     args_text,
     as_text,
+    finite_float,
     first_json_char,
     iter_jsonl,
     label_native_steps,
@@ -126,7 +127,7 @@ def normalise_outcome(value: Any, key: str = "outcome") -> tuple[Outcome, str | 
     if isinstance(value, bool):
         return (Outcome.SUCCESS if value else Outcome.FAILURE), raw, float(value)
     if isinstance(value, (int, float)):
-        return (Outcome.SUCCESS if value >= 1 else Outcome.FAILURE), raw, float(value)
+        return (Outcome.SUCCESS if value >= 1 else Outcome.FAILURE), raw, finite_float(value)
     if isinstance(value, str):
         low = value.strip().lower()
         try:
@@ -498,7 +499,7 @@ def run_to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory |
         meta["metadata"] = extra
     outcome, raw, score = outcome_of(run)
     if score is None and isinstance(run.get("score"), (int, float)) and not isinstance(run.get("score"), bool):
-        score = float(run["score"])
+        score = finite_float(run["score"])
     task = next((as_text(run[k]) for k in _TASK_KEYS if run.get(k)), "") or first_user_text(steps)
     native = next((run[k] for k in _ID_KEYS if run.get(k) is not None), None)
     answer = next((as_text(run[k]) for k in _ANSWER_KEYS if run.get(k) is not None), None)

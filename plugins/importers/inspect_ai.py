@@ -54,6 +54,7 @@ from analyzer.import_messages import MessageValueError, imsg, wrap
 from analyzer.loading.jsonio import (
     args_text,
     as_text,
+    finite_float,
     first_json_char,
     label_native_steps,
     parse_json,
@@ -103,8 +104,11 @@ def score_outcome(value: Any) -> tuple[Outcome, float | None, str | None]:
     if isinstance(value, bool):
         return (Outcome.SUCCESS if value else Outcome.FAILURE), float(value), str(value)
     if isinstance(value, (int, float)):
-        num = float(value)
         raw = str(value)
+        got = finite_float(value)
+        if got is None:
+            return Outcome.UNKNOWN, None, raw
+        num = got
         if num == 1:
             return Outcome.SUCCESS, num, raw
         if num == 0:

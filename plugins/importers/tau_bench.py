@@ -30,6 +30,7 @@ from typing import Any
 from analyzer.import_messages import imsg, wrap
 from analyzer.loading.jsonio import (
     as_text,
+    finite_float,
     first_json_char,
     iter_records,
 )
@@ -47,7 +48,7 @@ def _reward(value: Any) -> float | None:
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, (int, float)):
-        return float(value)
+        return finite_float(value)
     if isinstance(value, str):
         try:
             return float(value)

@@ -1,0 +1,232 @@
+"""Recovering the records of a damaged JSON list: one bad record costs only itself.
+
+When a document ``[r0, r1, ...]`` does not parse as a whole, :func:`salvage_list` reads it
+record by record (the lenient decoder of :mod:`analyzer.loading.jsonio`). At a record that
+does not parse it resyncs at the next top-level record: the first later ``,`` + record start
+from which the rest of the list parses to its closing ``]`` (preferring the separator the
+good records used, e.g. a comma, newline and two spaces, so an object nested in the damaged record is not taken
+for a record). The damaged record becomes a :class:`analyzer.errors.DamagedRecord` holding
+its byte range, so the list keeps its length and every other record its index.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from analyzer.errors import DamagedRecord
+from analyzer.reasons import reason
+
+_NEXT = re.compile(r",(\s*)(?=[\[{])")
+_WS = " \t\r\n\ufeff"
+MAX_CANDIDATES = 5000
+"""Most resync points tried after one damaged record."""
+
+Decode = Callable[[str, int], tuple[Any, int]]
+
+
+@dataclass
+class Salvaged:
+    """Records of a damaged list.
+
+    Attributes:
+        items: One value per record, a :class:`DamagedRecord` for each that did not parse.
+        end: Position in the text just after the list's closing ``]`` (the text's end when
+            the list is cut short).
+        damaged: How many records are damaged.
+    """
+
+    items: list[Any] = field(default_factory=list)
+    end: int = 0
+    damaged: int = 0
+
+
+def _skip(text: str, pos: int) -> int:
+    n = len(text)
+    while pos < n and text[pos] in _WS:
+        pos += 1
+    return pos
+
+
+def _byte_offset(text: str, pos: int, base: int) -> int:
+    return base + len(text[:pos].encode("utf-8", "surrogatepass"))
+
+
+def _error_text(exc: BaseException) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return exc.msg
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return " ".join(str(exc).split())[:200] or type(exc).__name__
+
+
+def _at_end(text: str, pos: int) -> bool:
+    """True when only whitespace follows ``pos`` (what may follow a top-level list's ``]``)."""
+    return _skip(text, pos) >= len(text)
+
+
+AfterOk = Callable[[int], bool]
+"""``(position after the list's closing ]) -> whether the rest of the document fits``."""
+
+
+def _tail_ok(text: str, pos: int, decode: Decode, after_ok: AfterOk, budget: list[int]) -> tuple[bool, int]:
+    """Whether the records from ``pos`` parse to the list's end: ``(ok, records read)``.
+
+    A later damaged record ends the check with ``ok`` True once two records were read.
+    """
+    n = len(text)
+    count = 0
+    while True:
+        try:
+            _value, end = decode(text, pos)
+        except (json.JSONDecodeError, RecursionError, ValueError):
+            return count >= 2, count
+        budget[0] -= end - pos
+        count += 1
+        nxt = _skip(text, end)
+        if nxt >= n:
+            return True, count  # cut short after a whole record
+        if text[nxt] == "]":
+            return after_ok(nxt + 1), count
+        if text[nxt] != "," or budget[0] < 0:
+            return count >= 2 and budget[0] >= 0, count
+        pos = _skip(text, nxt + 1)
+
+
+def _resync(text: str, pos: int, sep: str | None, decode: Decode, after_ok: AfterOk, budget: list[int]) -> int | None:
+    """Start of the next good top-level record after a damaged one at ``pos``, or None."""
+    deferred: list[int] = []
+    tried = 0
+    for m in _NEXT.finditer(text, pos + 1):
+        tried += 1
+        if tried > MAX_CANDIDATES or budget[0] < 0:
+            break
+        if sep is not None and m.group(1) != sep:
+            deferred.append(m.end())
+            continue
+        if _tail_ok(text, m.end(), decode, after_ok, budget)[0]:
+            return m.end()
+    for q in deferred[:MAX_CANDIDATES]:
+        if budget[0] < 0:
+            break
+        if _tail_ok(text, q, decode, after_ok, budget)[0]:
+            return q
+    return None
+
+
+def salvage_list(text: str, start: int, decode: Decode, *, after_ok: AfterOk | None = None,
+                 byte_base: int = 0) -> Salvaged:
+    """Read the records of the list whose ``[`` is at ``start``, record by record.
+
+    Args:
+        text: The document text.
+        start: Position of the list's opening ``[``.
+        decode: ``(text, pos) -> (value, end)`` for one value (the lenient decoder).
+        after_ok: Whether the rest of the document after the list's closing ``]`` (given
+            the position after it) fits; default: only whitespace (a top-level list).
+        byte_base: Bytes before ``text`` in the file (a dropped byte-order mark), so the byte
+            ranges are the file's.
+
+    Returns:
+        The records, a :class:`DamagedRecord` in place of each that does not parse.
+    """
+    out = Salvaged()
+    n = len(text)
+    pos = start + 1
+    sep: str | None = None
+    after_ok = after_ok or (lambda end: _at_end(text, end))
+    budget = [20 * n + 1_000_000]  # characters the resync checks may parse in all
+    while True:
+        pos = _skip(text, pos)
+        if pos >= n:
+            out.end = n
+            return out
+        if text[pos] == "]":  # the end (or a trailing comma before it)
+            out.end = pos + 1
+            return out
+        try:
+            value, end = decode(text, pos)
+            nxt = _skip(text, end)
+            if nxt >= n:
+                out.items.append(value)
+                out.end = n
+                return out
+            if text[nxt] == "]":
+                out.items.append(value)
+                out.end = nxt + 1
+                return out
+            if text[nxt] == ",":
+                out.items.append(value)
+                after = _skip(text, nxt + 1)
+                sep = text[nxt + 1: after]
+                pos = after
+                continue
+            error = f"expected ',' or ']' after the record, found {text[nxt]!r}"
+        except (json.JSONDecodeError, RecursionError, ValueError) as exc:
+            error = _error_text(exc)
+        q = _resync(text, pos, sep, decode, after_ok, budget)
+        stop = q if q is not None else n
+        cut = stop
+        if q is not None:  # the damaged record ends before the separator that precedes q
+            cut = text.rfind(",", pos, q)
+            cut = stop if cut < 0 else cut
+        a, b = _byte_offset(text, pos, byte_base), _byte_offset(text, cut, byte_base)
+        out.items.append(DamagedRecord(reason("record_damaged", start=a, end=b, error=error), a, b))
+        out.damaged += 1
+        if q is None:
+            out.end = n
+            return out
+        pos = q
+
+
+def salvage_document(text: str, decode: Decode, parse: Callable[[str], Any], keys: tuple[str, ...],
+                     byte_base: int = 0) -> tuple[Any, int] | None:
+    """The value of a damaged document whose records sit in one list, or None.
+
+    ``keys`` names where that list is: ``""`` for a top-level list, a key for a list under
+    that key of a top-level object (``samples``, ``trajectories``). The list is read with
+    :func:`salvage_list`; for an object the rest of the document (without the list) must then
+    parse (``parse``), and the salvaged list is put back under its key.
+
+    Returns:
+        ``(value, damaged records)``, or None when the damage is not inside such a list or
+        no record could be read.
+    """
+    start = _skip(text, 0)
+    if start >= len(text):
+        return None
+    if text[start] == "[":
+        if "" not in keys:
+            return None
+        got = salvage_list(text, start, decode, byte_base=byte_base)
+        if got.damaged == len(got.items) or not _at_end(text, got.end):
+            return None
+        return got.items, got.damaged
+    if text[start] != "{":
+        return None
+    for key in keys:
+        if not key:
+            continue
+        m = re.search(r'"' + re.escape(key) + r'"\s*:\s*\[', text)
+        if m is None:
+            continue
+        head = text[: m.end() - 1] + "[]"
+
+        def rest(end: int, head: str = head) -> Any:
+            try:
+                return parse(head + text[end:])
+            except Exception:
+                return None
+
+        got = salvage_list(text, m.end() - 1, decode, after_ok=lambda end: rest(end) is not None,
+                           byte_base=byte_base)
+        if got.damaged == len(got.items):
+            continue
+        doc = rest(got.end)
+        if isinstance(doc, dict) and doc.get(key) == []:
+            doc[key] = got.items
+            return doc, got.damaged
+    return None
