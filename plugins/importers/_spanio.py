@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from analyzer import guard
-from analyzer.errors import ImportFailure
+from analyzer.errors import DamagedRecord, ImportFailure
 from analyzer.import_messages import imsg
 from analyzer.loading.jsonio import (
     MAX_DOCUMENT_BYTES,
@@ -29,6 +29,7 @@ from analyzer.loading.jsonio import (
     iter_jsonl,
     lenient_raw_decode,
     loads,
+    salvage_records,
 )
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.reasons import reason
@@ -41,7 +42,8 @@ def _line_of(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
-def read_json_values(path: Path, ctx: ImportContext, max_bytes: int = MAX_DOCUMENT_BYTES) -> list[tuple[str, Any]]:
+def read_json_values(path: Path, ctx: ImportContext, max_bytes: int = MAX_DOCUMENT_BYTES,
+                     records: tuple[str, ...] = ()) -> list[tuple[str, Any]]:
     """Parse a file holding one JSON document or several concatenated JSON objects.
 
     Returns:
@@ -63,6 +65,10 @@ def read_json_values(path: Path, ctx: ImportContext, max_bytes: int = MAX_DOCUME
         failure = exc
     else:
         return [("$", doc)]
+    if records and failure.message is not None and failure.message.id in ("json_invalid", "json_truncated"):
+        salvaged = salvage_records(raw, records)
+        if salvaged is not None:
+            return [("$", salvaged)]
     text = failure.reason
     if ("unexpected content after document" not in text and "more data after the end" not in text
             and "trailing" not in text):
@@ -132,12 +138,15 @@ def iter_top_records(path: Path, ctx: ImportContext, wrappers: Sequence[str] = (
         for lineno, obj in iter_jsonl_exact(path, ctx):
             yield f"line {lineno}", obj
         return
-    for where, doc in read_json_values(path, ctx):
+    for where, doc in read_json_values(path, ctx, records=("", *wrappers)):
         prefix = "" if where == "$" else f"{where} "
         if isinstance(doc, list):
             for i, obj in enumerate(doc):
                 if ctx.cancel.cancelled:
                     return
+                if isinstance(obj, DamagedRecord):
+                    ctx.error(f"{prefix}[{i}]", obj.message)
+                    continue
                 yield f"{prefix}[{i}]", obj
             continue
         if isinstance(doc, dict):
@@ -146,6 +155,9 @@ def iter_top_records(path: Path, ctx: ImportContext, wrappers: Sequence[str] = (
                 for i, obj in enumerate(doc[key]):
                     if ctx.cancel.cancelled:
                         return
+                    if isinstance(obj, DamagedRecord):
+                        ctx.error(f"{prefix}{key}[{i}]", obj.message)
+                        continue
                     yield f"{prefix}{key}[{i}]", obj
                 continue
         yield where, doc

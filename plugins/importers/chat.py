@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analyzer.errors import ImportFailure
+from analyzer.errors import DamagedRecord, ImportFailure
 from analyzer.import_messages import MessageValueError, imsg, wrap
 from analyzer.loading.jsonio import (
     args_text,
@@ -589,8 +589,9 @@ class ChatImporter:
                 if t is not None:
                     yield t
             return
-        doc = read_json_document(path)
-        if isinstance(doc, list) and doc and all(isinstance(x, Mapping) and "messages" in x for x in doc):
+        doc = read_json_document(path, records=("",))
+        if isinstance(doc, list) and doc and all(isinstance(x, DamagedRecord) or (isinstance(x, Mapping) and "messages" in x)
+                                                 for x in doc):
             for i, obj in enumerate(doc):
                 if ctx.cancel.cancelled:
                     return

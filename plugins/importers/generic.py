@@ -164,7 +164,7 @@ class GenericImporter:
                 if t is not None:
                     yield t
             return
-        doc = read_json_document(path)
+        doc = read_json_document(path, records=("", "trajectories"))
         if isinstance(doc, dict) and "trajectories" in doc:
             version = doc.get("schema_version")
             if version is not None and not supported_version(version):
