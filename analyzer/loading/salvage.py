@@ -72,10 +72,38 @@ AfterOk = Callable[[int], bool]
 """``(position after the list's closing ]) -> whether the rest of the document fits``."""
 
 
-def _tail_ok(text: str, pos: int, decode: Decode, after_ok: AfterOk, budget: list[int]) -> tuple[bool, int]:
+_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}]')
+"""A string (which never holds a raw newline, so a broken one ends at its line) or a bracket."""
+
+
+def _record_starts(text: str, start: int) -> set[int]:
+    """Positions of the list's direct items that are objects or lists, by a bracket count.
+
+    The count skips strings; a string broken by the damage ends at its line, so in a
+    pretty-printed file the count is right again after the damaged line.
+    """
+    out: set[int] = set()
+    depth = 0
+    for m in _TOKEN.finditer(text, start):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            if depth == 2:
+                out.add(m.start())
+        elif c in "]}":
+            depth -= 1
+            if depth <= 0:
+                break
+    return out
+
+
+def _tail_ok(text: str, pos: int, decode: Decode, after_ok: AfterOk, budget: list[int],
+             strict: bool = False) -> tuple[bool, int]:
     """Whether the records from ``pos`` parse to the list's end: ``(ok, records read)``.
 
-    A later damaged record ends the check with ``ok`` True once two records were read.
+    A later damaged record, or the text's end (a cut file), ends the check with ``ok`` True
+    once two records (one, for the end) were read, unless ``strict``: then only the list's
+    proper end counts.
     """
     n = len(text)
     count = 0
@@ -83,37 +111,42 @@ def _tail_ok(text: str, pos: int, decode: Decode, after_ok: AfterOk, budget: lis
         try:
             _value, end = decode(text, pos)
         except (json.JSONDecodeError, RecursionError, ValueError):
-            return count >= 2, count
+            return count >= 2 and not strict, count
         budget[0] -= end - pos
         count += 1
         nxt = _skip(text, end)
         if nxt >= n:
-            return True, count  # cut short after a whole record
+            return not strict, count  # cut short after a whole record
         if text[nxt] == "]":
             return after_ok(nxt + 1), count
         if text[nxt] != "," or budget[0] < 0:
-            return count >= 2 and budget[0] >= 0, count
+            return count >= 2 and budget[0] >= 0 and not strict, count
         pos = _skip(text, nxt + 1)
 
 
-def _resync(text: str, pos: int, sep: str | None, decode: Decode, after_ok: AfterOk, budget: list[int]) -> int | None:
-    """Start of the next good top-level record after a damaged one at ``pos``, or None."""
-    deferred: list[int] = []
-    tried = 0
-    for m in _NEXT.finditer(text, pos + 1):
-        tried += 1
-        if tried > MAX_CANDIDATES or budget[0] < 0:
+def _resync(text: str, pos: int, sep: str | None, decode: Decode, after_ok: AfterOk, budget: list[int],
+            starts: set[int]) -> int | None:
+    """Start of the next good top-level record after a damaged one at ``pos``, or None.
+
+    Candidates (a ``,`` then ``{`` or ``[``) are tried in order of trust: first those the
+    bracket count puts at the list's top level (:func:`_record_starts`) and, when the good
+    records showed it, after their separator; then the top-level ones; then the others,
+    which must parse to the list's proper end (an object nested in the damaged record is
+    never taken for a record because the rest of a cut file parses from it).
+    """
+    groups: list[list[int]] = [[], [], [], []]
+    for tried, m in enumerate(_NEXT.finditer(text, pos + 1)):
+        if tried >= MAX_CANDIDATES:
             break
-        if sep is not None and m.group(1) != sep:
-            deferred.append(m.end())
-            continue
-        if _tail_ok(text, m.end(), decode, after_ok, budget)[0]:
-            return m.end()
-    for q in deferred[:MAX_CANDIDATES]:
-        if budget[0] < 0:
-            break
-        if _tail_ok(text, q, decode, after_ok, budget)[0]:
-            return q
+        top = m.end() in starts
+        same = sep is None or m.group(1) == sep
+        groups[0 if top and same else 1 if top else 2 if same else 3].append(m.end())
+    for g, group in enumerate(groups):
+        for q in group:
+            if budget[0] < 0:
+                return None
+            if _tail_ok(text, q, decode, after_ok, budget, strict=g >= 2)[0]:
+                return q
     return None
 
 
@@ -137,6 +170,7 @@ def salvage_list(text: str, start: int, decode: Decode, *, after_ok: AfterOk | N
     n = len(text)
     pos = start + 1
     sep: str | None = None
+    starts: set[int] | None = None  # computed at the first damaged record
     after_ok = after_ok or (lambda end: _at_end(text, end))
     budget = [20 * n + 1_000_000]  # characters the resync checks may parse in all
     while True:
@@ -167,7 +201,11 @@ def salvage_list(text: str, start: int, decode: Decode, *, after_ok: AfterOk | N
             error = f"expected ',' or ']' after the record, found {text[nxt]!r}"
         except (json.JSONDecodeError, RecursionError, ValueError) as exc:
             error = _error_text(exc)
-        q = _resync(text, pos, sep, decode, after_ok, budget)
+        if starts is None:
+            starts = _record_starts(text, start)
+        q = _resync(text, pos, sep, decode, after_ok, budget, starts)
+        if q is None:
+            error = f"truncated: the file ends inside this record ({error})"
         stop = q if q is not None else n
         cut = stop
         if q is not None:  # the damaged record ends before the separator that precedes q

@@ -594,6 +594,9 @@ class AutogenAgentChatImporter:
             yield from self._read_lines(path, ctx)
             return
         doc = read_json_document(path, records=("",))
+        if isinstance(doc, list) and any(isinstance(x, DamagedRecord) for x in doc) \
+                and not all(isinstance(x, DamagedRecord) or _is_run_object(x) for x in doc):
+            doc = read_json_document(path)  # a damaged message list is one run: its error is the file's
         if not isinstance(doc, (list, Mapping)):
             raise ImportFailure(imsg("chat_shape"))
         yield from doc_runs(doc, "$", ctx)

@@ -590,8 +590,11 @@ class ChatImporter:
                     yield t
             return
         doc = read_json_document(path, records=("",))
-        if isinstance(doc, list) and doc and all(isinstance(x, DamagedRecord) or (isinstance(x, Mapping) and "messages" in x)
-                                                 for x in doc):
+        runs = isinstance(doc, list) and bool(doc) and all(
+            isinstance(x, DamagedRecord) or (isinstance(x, Mapping) and "messages" in x) for x in doc)
+        if not runs and isinstance(doc, list) and any(isinstance(x, DamagedRecord) for x in doc):
+            doc = read_json_document(path)  # a damaged message list is one run: its error is the file's
+        if runs and isinstance(doc, list):
             for i, obj in enumerate(doc):
                 if ctx.cancel.cancelled:
                     return

@@ -379,7 +379,7 @@ def read_flat_frames(path: Path, ctx: ImportContext, chunk_bytes: int = LINE_CHU
 
 
 def first_record(path: Path, max_bytes: int = 1 << 20, max_lines: int = 100) -> tuple[int, Any] | None:
-    """``(line_number, value)`` of the first non-blank line that parses, or None.
+    """``(line_number, value)`` of the first non-blank line that parses to an object, or None.
 
     Lines longer than ``max_bytes`` or that do not parse are passed over (without holding
     them); at most ``max_lines`` lines are looked at.
@@ -398,7 +398,9 @@ def first_record(path: Path, max_bytes: int = 1 << 20, max_lines: int = 100) -> 
             if not line.strip():
                 continue
             try:
-                return lineno, loads(line, "line")
+                value = loads(line, "line")
             except ImportFailure:
                 continue
+            if isinstance(value, dict):  # a null or list line is that line's error, not the file's form
+                return lineno, value
     return None
