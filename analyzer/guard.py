@@ -24,7 +24,7 @@ import contextlib
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import orjson
 
@@ -227,6 +227,10 @@ def decode_utf8(raw: bytes, bom: bool = True) -> str:
         return raw.decode(codec, _ERRORS)
 
 
+class _Reads(Protocol):
+    def read(self, n: int = -1, /) -> bytes: ...
+
+
 class Utf8RepairReader:
     """Binary reader over a stream that hands out only valid UTF-8 (invalid bytes -> U+FFFD).
 
@@ -239,7 +243,7 @@ class Utf8RepairReader:
             bytes, so each bad byte is counted once).
     """
 
-    def __init__(self, raw: IO[bytes], count: bool = True) -> None:
+    def __init__(self, raw: IO[bytes] | _Reads, count: bool = True) -> None:
         self._raw = raw
         self._dec = codecs.getincrementaldecoder("utf-8")(_ERRORS if count else "replace")
 

@@ -25,7 +25,7 @@ from typing import IO, Any
 import ijson
 
 from analyzer.errors import ImportFailure
-from analyzer.guard import limits
+from analyzer.guard import Utf8RepairReader, limits
 from analyzer.loading.jsonio import loads
 
 SHORT_VALUE_CHARS = 200
@@ -37,9 +37,9 @@ of a bigger object are not seen: ``complete`` is False)."""
 
 _LINES_SUFFIXES = (".jsonl", ".ndjson")
 
-SCAN_BUF = 8 * 1024 * 1024
-"""Bytes handed to ijson at a time (in small pieces its C lexer rescans a long string token
-from its start each time: quadratic on a 10 MB string of escapes)."""
+SCAN_BUF = SHAPE_SCAN_BYTES
+"""Bytes handed to ijson at a time: the whole byte bound (in smaller pieces its C lexer
+rescans a long string token from its start each time: quadratic on a 10 MB string of escapes)."""
 
 
 @dataclass(frozen=True)
@@ -215,10 +215,11 @@ def json_shape(path: Path, max_bytes: int = SHAPE_SCAN_BYTES) -> JsonShape | Non
             if start != b"\xef\xbb\xbf":
                 fh.seek(0)
             reader = _Capped(fh, max_bytes)
+            repaired = Utf8RepairReader(reader, count=False)  # ijson stops at a byte that is not UTF-8
             try:
                 deadline = time.monotonic() + limits().max_sniff_seconds
                 for n_events, (event, value) in enumerate(
-                        ijson.basic_parse(reader, multiple_values=True, use_float=True, buf_size=SCAN_BUF)):
+                        ijson.basic_parse(repaired, multiple_values=True, use_float=True, buf_size=SCAN_BUF)):
                     scan.feed(event, value)
                     if scan.done:
                         break
