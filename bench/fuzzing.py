@@ -402,3 +402,140 @@ def write_bomb_eval(path: Path, inflated_bytes: int = 500 * 1024 * 1024) -> Path
                 left -= len(piece)
             fh.write(tail)
     return path
+
+
+# ---- one-record damage (what an analyst counts) --------------------------------------------
+
+RECORD_DAMAGE = ("nan", "infinity", "huge_number", "big_int", "huge_int", "lone_surrogate", "bad_utf8",
+                 "nul", "deep_nesting", "escape_storm", "broken_syntax", "missing_key", "null_record",
+                 "truncated")
+"""Damage done to one record of a multi-record file (:func:`damage_record`)."""
+
+LENIENT_DAMAGE = frozenset({"nan", "infinity", "huge_number", "big_int", "huge_int", "lone_surrogate",
+                            "bad_utf8", "nul", "deep_nesting", "escape_storm"})
+"""Damage the lenient reader repairs: the record itself should still load."""
+
+_RECORD_LISTS = ("samples", "simulations", "trajectories", "runs", "traces", "data", "results")
+
+
+def record_spans(data: bytes, name: str) -> list[tuple[str, int, int]]:
+    """``(locator, start, end)`` of each record of a JSONL file or JSON record list (character offsets).
+
+    JSONL: each non-blank line (``line N``). JSON: the items of a top-level list (``[i]``) or
+    of the first list of objects under one of a few record-list keys (``samples[i]`` ...).
+    Other documents have no records (empty list).
+    """
+    text = data.decode("utf-8-sig", "replace")
+    if name.endswith((".jsonl", ".ndjson")):
+        out, pos = [], 0
+        for lineno, line in enumerate(text.split("\n"), start=1):
+            if line.strip():
+                out.append((f"line {lineno}", pos, pos + len(line.rstrip("\r"))))
+            pos += len(line) + 1
+        return out
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return []
+    dec = json.JSONDecoder()
+    if isinstance(doc, list):
+        start, prefix = text.index("["), ""
+    elif isinstance(doc, dict):
+        key = next((k for k in _RECORD_LISTS if isinstance(doc.get(k), list) and len(doc[k]) >= 2
+                    and all(isinstance(x, dict) for x in doc[k])), None)
+        if key is None:
+            return []
+        m = __import__("re").search(r'"' + key + r'"\s*:\s*\[', text)
+        if m is None:
+            return []
+        start, prefix = m.end() - 1, key
+    else:
+        return []
+    out = []
+    pos = start + 1
+    i = 0
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] == "]":
+            return out
+        _v, end = dec.raw_decode(text, pos)
+        out.append((f"{prefix}[{i}]", pos, end))
+        i += 1
+        pos = end
+
+
+def _with_key(record: str, value: str) -> str:
+    body = record[1:].lstrip()
+    return '{"zz_damage": ' + value + ("}" if body.startswith("}") else ", " + body)
+
+
+def damage_record(data: bytes, name: str, span: tuple[str, int, int], kind: str) -> bytes | None:
+    """``data`` with the record at ``span`` damaged by ``kind`` (one of :data:`RECORD_DAMAGE`), or None.
+
+    None when the damage does not apply (a record that is not an object, truncating a record
+    of a JSON list that is not the last one, which would cut the records after it too).
+    """
+    text = data.decode("utf-8-sig", "replace")
+    bom = "\ufeff" if data.startswith(b"\xef\xbb\xbf") else ""
+    _loc, start, end = span
+    rec = text[start:end]
+    raw: dict[str, bytes] = {}
+    is_obj = rec.startswith("{")
+    if kind in ("nan", "infinity", "huge_number", "big_int", "huge_int", "lone_surrogate", "deep_nesting",
+                "escape_storm", "bad_utf8", "nul", "missing_key") and not is_obj:
+        return None
+    if kind == "nan":
+        new = _with_key(rec, "NaN")
+    elif kind == "infinity":
+        new = _with_key(rec, "[Infinity, -Infinity]")
+    elif kind == "huge_number":
+        new = _with_key(rec, "1e400")
+    elif kind == "big_int":
+        new = _with_key(rec, str(2**64 + 1))
+    elif kind == "huge_int":
+        new = _with_key(rec, "1" + "0" * 400)
+    elif kind == "lone_surrogate":
+        new = _with_key(rec, '"\\ud800 lone"')
+    elif kind == "deep_nesting":
+        new = _with_key(rec, "[" * 600 + "]" * 600)
+    elif kind == "escape_storm":
+        new = _with_key(rec, '"' + "\\\\" * 200_000 + '"')
+    elif kind in ("bad_utf8", "nul"):
+        raw["\u2603RAW\u2603"] = b'"bad \xff\xfe\xc3 utf8"' if kind == "bad_utf8" else b'"a\x00b"'
+        new = _with_key(rec, '"\u2603RAW\u2603"')
+    elif kind == "broken_syntax":
+        q = rec.find('"')
+        if q < 0:
+            return None
+        new = rec[:q] + rec[q + 1:]
+    elif kind == "missing_key":
+        obj = json.loads(rec)
+        if not obj:
+            return None
+        del obj[next(iter(obj))]
+        new = json.dumps(obj)
+    elif kind == "null_record":
+        new = "null"
+    elif kind == "truncated":
+        last = not text[end:].strip(" \t\r\n]}") or name.endswith((".jsonl", ".ndjson"))
+        if not last:
+            return None
+        new = rec[: max(1, len(rec) // 2)]
+    else:
+        raise ValueError(kind)
+    out = (bom + text[:start] + new + text[end:]).encode("utf-8", "surrogatepass")
+    for key, value in raw.items():
+        out = out.replace(json.dumps(key, ensure_ascii=False).encode(), value)
+    return out
+
+
+def record_runs(result: Any) -> dict[str, str]:
+    """``{record locator: trace id}`` of a load result's runs."""
+    return {str(r): str(t) for r, t in zip(result.traces["record"].to_list(), result.traces["trace_id"].to_list(),
+                                          strict=True)}
+
+
+def analyst_losses(base: dict[str, str], got: dict[str, str], damaged: str) -> list[str]:
+    """Records other than ``damaged`` that loaded before and are missing or changed now."""
+    return [loc for loc, tid in base.items() if loc != damaged and got.get(loc) != tid]

@@ -42,9 +42,12 @@ def decode_text(raw: bytes, where: str = "file") -> str:
     """Decode bytes as UTF-8 (BOM allowed); bytes that are not UTF-8 become U+FFFD (counted).
 
     Raises:
-        ImportFailure: When the bytes look binary (NUL bytes near the start).
+        ImportFailure: When the bytes look binary: more than one NUL byte in 64 of the first
+            8 KB (UTF-16 text, a database, an image). A stray NUL in text is the damage of
+            one record (a raw control character in a string), not the file's.
     """
-    if b"\x00" in raw[:8192]:
+    head = raw[:8192]
+    if b"\x00" in head and head.count(b"\x00") > len(head) // 64:
         raise ImportFailure(reason("json_binary", where=where))
     return guard.decode_utf8(raw)
 
@@ -79,7 +82,8 @@ def _parse_int(text: str) -> int | str:
         return text
 
 
-_LENIENT = json.JSONDecoder(parse_float=_parse_float, parse_int=_parse_int, parse_constant=_parse_constant)
+_LENIENT = json.JSONDecoder(parse_float=_parse_float, parse_int=_parse_int, parse_constant=_parse_constant,
+                            strict=False)
 """The fallback decoder: what orjson refuses but a tool really writes is read, not rejected."""
 
 
@@ -131,7 +135,8 @@ def lenient_loads(text: str) -> Any:
     """Parse ``text`` with the standard library's decoder and the lenient hooks (no fast path).
 
     ``NaN``/``Infinity``/``-Infinity`` and numbers beyond a double's range become null, big
-    integers stay exact, lone surrogates become U+FFFD; each repair is counted on the active
+    integers stay exact, lone surrogates become U+FFFD, raw control characters (a NUL) in
+    strings are kept; each repair is counted on the active
     guard (:mod:`analyzer.guard`). Raises ``json.JSONDecodeError`` for invalid JSON and
     ``RecursionError`` for nesting past the interpreter's limit.
     """
@@ -504,12 +509,15 @@ def args_text(value: Any) -> str | None:
     return guard.dumps(value)
 
 
-def iter_records(path: Path, ctx: ImportContext, shape_error: str | Message) -> Iterator[tuple[str, Any]]:
+def iter_records(path: Path, ctx: ImportContext, shape_error: str | Message,
+                 records: tuple[str, ...] = ("",)) -> Iterator[tuple[str, Any]]:
     """Yield ``(record locator, value)`` for the records of a one-record-per-item file.
 
     ``.jsonl``/``.ndjson``: one record per line (``line N``); otherwise a JSON document holding
     one object (``$``) or a list of them (``[i]``). Bad JSONL lines are reported through
-    ``ctx``; the cancel token is checked between records.
+    ``ctx``; the cancel token is checked between records. ``records`` says where a damaged
+    document keeps its records (see :func:`read_json_document`): a record that does not
+    parse is then one error (or a :class:`DamagedRecord` inside the object yielded).
 
     Raises:
         ImportFailure: With ``shape_error`` when the document is neither an object nor a list.
@@ -518,7 +526,7 @@ def iter_records(path: Path, ctx: ImportContext, shape_error: str | Message) -> 
         for lineno, obj in iter_jsonl(path, ctx):
             yield f"line {lineno}", obj
         return
-    doc = read_json_document(path, records=("",))
+    doc = read_json_document(path, records=records)
     if isinstance(doc, dict):
         yield "$", doc
     elif isinstance(doc, list):

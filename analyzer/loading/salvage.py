@@ -124,6 +124,21 @@ def _tail_ok(text: str, pos: int, decode: Decode, after_ok: AfterOk, budget: lis
         pos = _skip(text, nxt + 1)
 
 
+def _list_end(text: str, pos: int, after_ok: AfterOk, tries: int = 64) -> int | None:
+    """Position after the ``]`` closing the list when the damaged record at ``pos`` is its last.
+
+    The ``]`` after which the rest of the document fits, tried from the text's end backwards.
+    """
+    j = len(text)
+    for _ in range(tries):
+        j = text.rfind("]", pos, j)
+        if j < 0:
+            return None
+        if after_ok(j + 1):
+            return j + 1
+    return None
+
+
 def _resync(text: str, pos: int, sep: str | None, decode: Decode, after_ok: AfterOk, budget: list[int],
             starts: set[int]) -> int | None:
     """Start of the next good top-level record after a damaged one at ``pos``, or None.
@@ -204,9 +219,10 @@ def salvage_list(text: str, start: int, decode: Decode, *, after_ok: AfterOk | N
         if starts is None:
             starts = _record_starts(text, start)
         q = _resync(text, pos, sep, decode, after_ok, budget, starts)
-        if q is None:
+        close = _list_end(text, pos, after_ok) if q is None else None
+        if q is None and close is None:
             error = f"truncated: the file ends inside this record ({error})"
-        stop = q if q is not None else n
+        stop = q if q is not None else close - 1 if close is not None else n
         cut = stop
         if q is not None:  # the damaged record ends before the separator that precedes q
             cut = text.rfind(",", pos, q)
@@ -215,7 +231,7 @@ def salvage_list(text: str, start: int, decode: Decode, *, after_ok: AfterOk | N
         out.items.append(DamagedRecord(reason("record_damaged", start=a, end=b, error=error), a, b))
         out.damaged += 1
         if q is None:
-            out.end = n
+            out.end = close if close is not None else n
             return out
         pos = q
 

@@ -282,7 +282,7 @@ class TauBenchImporter:
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per result."""
-        for record, obj in iter_records(path, ctx, imsg("tau_shape")):
+        for record, obj in iter_records(path, ctx, imsg("tau_shape"), records=("", "simulations")):
             if _is_tau2(obj):
                 yield from tau2_runs(obj, record, ctx)
                 continue
