@@ -7,6 +7,11 @@ time, with each kind of :data:`bench.fuzzing.RECORD_DAMAGE`, and loaded through 
 (claiming included). Every other record must load with the same run id; the damaged record
 either loads (the lenient kinds: NaN, huge numbers, lone surrogates, bad UTF-8 ...) or is
 exactly one error naming it. A byte-order mark before any file costs nothing.
+
+Files whose records are spans or steps of fewer runs (span exports, flat generic JSONL, a
+Codex CLI session) are damaged line by line too: the file is still claimed and read (no
+whole-file error), at most the run holding the damaged line changes, and a line that no
+longer parses is an error naming that line.
 """
 
 from __future__ import annotations
@@ -32,8 +37,13 @@ def _host() -> PluginHost:
 HOST = _host()
 
 
-def _multi_record_samples() -> list[tuple[str, Path, dict[str, str], list[tuple[str, int, int]]]]:
-    """``(importer, sample, {record: run id}, record spans)`` of samples whose runs are their records."""
+def _multi_record_samples(
+        one_to_one: bool = True) -> list[tuple[str, Path, dict[str, str], list[tuple[str, int, int]]]]:
+    """``(importer, sample, {record: run id}, record spans)`` of samples with several records.
+
+    ``one_to_one``: the samples whose runs are their records; else the others (records are
+    spans or steps).
+    """
     out = []
     for importer_id, paths in sorted(fuzzing.samples_by_importer(HOST).items()):
         for path in paths:
@@ -43,13 +53,14 @@ def _multi_record_samples() -> list[tuple[str, Path, dict[str, str], list[tuple[
             if len(spans) < 2:
                 continue
             base = fuzzing.record_runs(load([path], host=HOST, cache=None))
-            if set(base) != {loc for loc, _s, _e in spans}:
-                continue  # records are spans or steps of fewer runs (span exports, flat JSONL)
+            if (set(base) == {loc for loc, _s, _e in spans}) != one_to_one:
+                continue
             out.append((importer_id, path, base, spans))
     return out
 
 
 SAMPLES = _multi_record_samples()
+PART_SAMPLES = _multi_record_samples(one_to_one=False)
 CASES = [
     pytest.param(imp, path, base, span, kind, id=f"{path.name}-{span[0]}-{kind}")
     for imp, path, base, spans in SAMPLES
@@ -89,3 +100,40 @@ def test_a_byte_order_mark_costs_nothing(tmp_path: Path, importer_id: str, path:
     target.write_bytes(b"\xef\xbb\xbf" + path.read_bytes().removeprefix(b"\xef\xbb\xbf"))
     res: Any = load([target], host=HOST, cache=None)
     assert fuzzing.record_runs(res) == base and not res.errors, [(e.record, e.reason) for e in res.errors]
+
+
+BREAKING = ("broken_syntax", "null_record", "truncated")
+
+PART_CASES = [
+    pytest.param(imp, path, base, span, kind, id=f"{path.name}-{span[0]}-{kind}")
+    for imp, path, base, spans in PART_SAMPLES
+    for span in spans
+    for kind in fuzzing.RECORD_DAMAGE
+]
+
+
+@pytest.mark.parametrize(("importer_id", "path", "base", "span", "kind"), PART_CASES)
+def test_one_damaged_span_or_step_line_costs_only_its_part(
+        tmp_path: Path, importer_id: str, path: Path, base: dict[str, str], span: tuple[str, int, int],
+        kind: str) -> None:
+    data = fuzzing.damage_record(path.read_bytes(), path.name, span, kind)
+    if data is None:
+        return
+    target = tmp_path / path.name
+    target.write_bytes(data)
+    res: Any = load([target], host=HOST, cache=None)
+    errors = [(e.record, e.reason) for e in res.errors]
+    assert all(e.record is not None for e in res.errors), errors
+    if all(e.importer == importer_id for e in res.errors):
+        changed = set(base.values()) - set(fuzzing.record_runs(res).values())
+        assert len(changed) <= 1, (errors, changed)
+    # else a line 1 that lost its decisive key let a more general span importer claim the file
+    # (OpenTelemetry SDK -> OTel): its runs are still read, under that importer's ids
+    assert res.traces.height >= len(base) - 1, errors
+    if kind in BREAKING:
+        assert span[0] in [e.record for e in res.errors], errors
+
+
+def test_span_and_step_line_files_are_covered() -> None:
+    covered = {imp for imp, *_ in PART_SAMPLES}
+    assert {"langsmith", "phoenix", "otel_sdk", "generic", "codex_cli"} <= covered, covered
