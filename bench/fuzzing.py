@@ -539,3 +539,101 @@ def record_runs(result: Any) -> dict[str, str]:
 def analyst_losses(base: dict[str, str], got: dict[str, str], damaged: str) -> list[str]:
     """Records other than ``damaged`` that loaded before and are missing or changed now."""
     return [loc for loc, tid in base.items() if loc != damaged and got.get(loc) != tid]
+
+
+@dataclass
+class Case:
+    """One fuzz input and, for a one-record damage, what an analyst may lose.
+
+    Attributes:
+        name: File name.
+        data: File bytes.
+        what: Description of the mutation.
+        sample: Name of the sample damaged one record at a time (None for other mutations).
+        damaged: Locator of the damaged record (``line 3``, ``[1]``; ``""`` for a BOM, which
+            damages no record).
+    """
+
+    name: str
+    data: bytes
+    what: str
+    sample: str | None = None
+    damaged: str | None = None
+
+
+RECORD_SHARE = 0.3
+"""Share of fuzz inputs that damage one record of a multi-record sample (:func:`make_case`)."""
+
+
+def make_case(seed: int, samples: list[tuple[str, bytes]], default_name: str) -> Case:
+    """The input for ``seed``; about :data:`RECORD_SHARE` of them damage one record. Deterministic.
+
+    A record damage picks a sample with two records or more, a record (the first one half of
+    the time: a damaged first record or first line must not decide the file) and a kind of
+    :data:`RECORD_DAMAGE` (or a byte-order mark before the file).
+    """
+    rng = random.Random(seed ^ 0x5EED)
+    multi = [(n, d) for n, d in samples if len(record_spans(d, n)) >= 2]
+    if multi and rng.random() < RECORD_SHARE:
+        name, data = rng.choice(multi)
+        spans = record_spans(data, name)
+        kind = rng.choice((*RECORD_DAMAGE, "bom"))
+        if kind == "bom":
+            return Case(name, b"\xef\xbb\xbf" + data.removeprefix(b"\xef\xbb\xbf"), f"{name}: bom", name, "")
+        span = spans[0] if rng.random() < 0.5 else rng.choice(spans)
+        new = damage_record(data, name, span, kind)
+        if new is not None:
+            return Case(name, new, f"{name}: {span[0]} {kind}", name, span[0])
+    name, data, what = make_input(seed, samples, default_name)
+    return Case(name, data, what)
+
+
+def baseline_runs(path: Path, spec: Any, host: Any) -> dict[str, str]:
+    """``{record locator: run id}`` of a sample read with one importer (see :func:`record_runs`)."""
+    from analyzer.jobs import NeverCancel
+    from analyzer.loading.read import read_file
+
+    return record_runs(read_file(path, spec, host, NeverCancel()))
+
+
+def record_loss(case: Case, base: dict[str, str], got: dict[str, str], errors: list[Any], claimed: bool) -> str:
+    """What an analyst lost to a one-record damage, or ``""`` (see :func:`make_case`).
+
+    A loss is any record other than the damaged one that loaded from the sample and is
+    missing or changed now, the file not being claimed, or a whole-file error (the file no
+    longer parses as a whole). For samples whose records are spans or steps of fewer runs,
+    at most the run holding the damaged line may change.
+    """
+    if not base:
+        return ""
+    if not claimed:
+        return "file no longer claimed"
+    whole = [e for e in errors if e.record is None]
+    if whole:
+        return f"whole-file error: {whole[0].reason}"
+    if case.damaged is not None and (case.damaged in base or case.damaged == ""):
+        lost = analyst_losses(base, got, case.damaged)
+        return f"records lost: {', '.join(lost[:5])}" if lost else ""
+    changed = set(base.values()) - set(got.values())
+    return f"runs lost: {len(changed)}" if len(changed) > 1 else ""
+
+
+def read_runs(path: Path, spec: Any, host: Any) -> tuple[str, list[Any], dict[str, str]]:
+    """Like :func:`read_one`, with the runs read: ``(outcome, errors, {record: run id})``."""
+    from analyzer.errors import LoadError
+    from analyzer.jobs import NeverCancel
+    from analyzer.loading.read import read_file
+
+    try:
+        got = read_file(path, spec, host, NeverCancel())
+    except BaseException as exc:  # the crash outcome is the point
+        return "crash", [LoadError(str(path), None, spec.id, f"{type(exc).__name__}: {exc}")], {}
+    return classify(got.errors), list(got.errors), record_runs(got)
+
+
+def claimed_by(path: Path, host: Any) -> str | None:
+    """Id of the importer the loader picks for ``path`` (None when nobody claims it)."""
+    from analyzer.loading.loader import claim
+
+    spec, _cands, _problem = claim(path, host)
+    return None if spec is None else str(spec.id)
