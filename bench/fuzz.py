@@ -84,7 +84,7 @@ def _worker(conn: Connection, importer_id: str, seeds: list[int], memory_bytes: 
             reason = ""
             if case.sample is not None and outcome != "crash":
                 claimed = fuzzing.claimed_by(path, host) == spec.id
-                reason = fuzzing.record_loss(case, bases.get(case.sample, {}), got, errors, claimed)
+                reason = fuzzing.record_loss(case, bases[case.sample], got, errors, claimed)
                 if reason:
                     outcome = "lost"
                     reason = f"{case.what}: {reason}"
@@ -98,15 +98,15 @@ def _worker(conn: Connection, importer_id: str, seeds: list[int], memory_bytes: 
     conn.close()
 
 
-def _baselines(tmp: Path, spec: Any, host: Any, samples: list[tuple[str, bytes]]) -> dict[str, dict[str, str]]:
-    """``{sample name: {record: run id}}`` of the samples, read as the fuzz inputs are."""
-    out: dict[str, dict[str, str]] = {}
+def _baselines(tmp: Path, spec: Any, host: Any, samples: list[tuple[str, bytes]]) -> list[dict[str, str]]:
+    """``{record: run id}`` of each sample (by index), read as the fuzz inputs are."""
+    out: list[dict[str, str]] = []
     folder = tmp / "base"
     folder.mkdir(exist_ok=True)
     for name, data in samples:
         path = folder / name
         path.write_bytes(data)
-        out[name] = fuzzing.baseline_runs(path, spec, host)
+        out.append(fuzzing.baseline_runs(path, spec, host))
         path.unlink()
     return out
 

@@ -549,7 +549,8 @@ class Case:
         name: File name.
         data: File bytes.
         what: Description of the mutation.
-        sample: Name of the sample damaged one record at a time (None for other mutations).
+        sample: Index (in the samples given) of the sample damaged one record at a time
+            (None for other mutations; two samples may share a name).
         damaged: Locator of the damaged record (``line 3``, ``[1]``; ``""`` for a BOM, which
             damages no record).
     """
@@ -557,7 +558,7 @@ class Case:
     name: str
     data: bytes
     what: str
-    sample: str | None = None
+    sample: int | None = None
     damaged: str | None = None
 
 
@@ -565,25 +566,28 @@ RECORD_SHARE = 0.3
 """Share of fuzz inputs that damage one record of a multi-record sample (:func:`make_case`)."""
 
 
-def make_case(seed: int, samples: list[tuple[str, bytes]], default_name: str) -> Case:
-    """The input for ``seed``; about :data:`RECORD_SHARE` of them damage one record. Deterministic.
+def make_case(seed: int, samples: list[tuple[str, bytes]], default_name: str,
+              record_share: float = RECORD_SHARE) -> Case:
+    """The input for ``seed``; about ``record_share`` of them damage one record. Deterministic.
 
     A record damage picks a sample with two records or more, a record (the first one half of
     the time: a damaged first record or first line must not decide the file) and a kind of
     :data:`RECORD_DAMAGE` (or a byte-order mark before the file).
     """
     rng = random.Random(seed ^ 0x5EED)
-    multi = [(n, d) for n, d in samples if len(record_spans(d, n)) >= 2]
-    if multi and rng.random() < RECORD_SHARE:
-        name, data = rng.choice(multi)
-        spans = record_spans(data, name)
-        kind = rng.choice((*RECORD_DAMAGE, "bom"))
-        if kind == "bom":
-            return Case(name, b"\xef\xbb\xbf" + data.removeprefix(b"\xef\xbb\xbf"), f"{name}: bom", name, "")
-        span = spans[0] if rng.random() < 0.5 else rng.choice(spans)
-        new = damage_record(data, name, span, kind)
-        if new is not None:
-            return Case(name, new, f"{name}: {span[0]} {kind}", name, span[0])
+    multi = [i for i, (n, d) in enumerate(samples) if len(record_spans(d, n)) >= 2]
+    if multi and rng.random() < record_share:
+        for _attempt in range(16):  # a damage that does not apply to the record picked: pick again
+            k = rng.choice(multi)
+            name, data = samples[k]
+            spans = record_spans(data, name)
+            kind = rng.choice((*RECORD_DAMAGE, "bom"))
+            if kind == "bom":
+                return Case(name, b"\xef\xbb\xbf" + data.removeprefix(b"\xef\xbb\xbf"), f"{name}: bom", k, "")
+            span = spans[0] if rng.random() < 0.5 else rng.choice(spans)
+            new = damage_record(data, name, span, kind)
+            if new is not None:
+                return Case(name, new, f"{name}: {span[0]} {kind}", k, span[0])
     name, data, what = make_input(seed, samples, default_name)
     return Case(name, data, what)
 

@@ -26,7 +26,7 @@ from analyzer.loading.diagnose import diagnose_unclaimed
 from analyzer.loading.isolate import IsolatedReader, needs_isolation
 from analyzer.loading.jsonio import first_json_char, head_bytes
 from analyzer.loading.read import FileRead, identity_column, read_file, salted_id
-from analyzer.loading.records import record_views, viewing
+from analyzer.loading.records import RecordView, record_views, viewing
 from analyzer.loading.structure import JsonShape, json_shape
 from analyzer.messages import Message
 from analyzer.plugin_host.registry import ImporterSpec, PluginHost, default_host
@@ -95,8 +95,10 @@ def claim(path: Path, host: PluginHost) -> tuple[ImporterSpec | None, list[Impor
     except OSError as exc:
         return None, candidates, reason("cannot_read", error=str(exc.strerror or exc))
     shape = _LazyShape(path, head)
-    for spec in candidates:  # sorted by priority, highest first
+    for i, spec in enumerate(candidates):  # sorted by priority, highest first
         if _claims(host, spec, path, head, shape.get):
+            if i and path.suffix.lower() in (".jsonl", ".ndjson"):
+                return _line_majority(path, head, candidates[:i], host) or spec, candidates, None
             return spec, candidates, None
     if shape.json or path.suffix.lower() in (".jsonl", ".ndjson"):
         return _claim_by_majority(path, head, candidates, host), candidates, None
@@ -122,6 +124,32 @@ def _fixed(shape: JsonShape | None) -> Callable[[], JsonShape | None]:
     return lambda: shape
 
 
+def _line_majority(path: Path, head: bytes, higher: list[ImporterSpec], host: PluginHost) -> ImporterSpec | None:
+    """A higher-priority importer that claims every line of a JSONL file's first ones but line 1.
+
+    A damaged first line (a span that lost its ``name``) can let a more general importer
+    claim the file; the format of all the other lines wins back. Cheap: a few lines parsed.
+    """
+    try:
+        views = record_views(path, head)
+    except Exception:  # a file that cannot be looked at line by line keeps its first claim
+        return None
+    if len(views) < 3:
+        return None
+    for spec in higher:
+        votes = [_view_claims(host, spec, path, v) for v in views]
+        if not votes[0] and all(votes[1:]):
+            return spec
+    return None
+
+
+def _view_claims(host: PluginHost, spec: ImporterSpec, path: Path, view: RecordView) -> bool:
+    if view.shape is None:
+        return False
+    with viewing(view.index):
+        return _claims(host, spec, path, view.head, _fixed(view.shape))
+
+
 def _claim_by_majority(path: Path, head: bytes, candidates: list[ImporterSpec],
                        host: PluginHost) -> ImporterSpec | None:
     """The importer that claims at least half of the file's first records (record by record).
@@ -137,12 +165,7 @@ def _claim_by_majority(path: Path, head: bytes, candidates: list[ImporterSpec],
     if not views:
         return None
     for spec in candidates:
-        votes = 0
-        for view in views:
-            if view.shape is None:  # a damaged record votes for no format
-                continue
-            with viewing(view.index):
-                votes += _claims(host, spec, path, view.head, _fixed(view.shape))
+        votes = sum(_view_claims(host, spec, path, v) for v in views)  # a damaged record votes for none
         if votes and 2 * votes >= len(views):
             return spec
     return None
