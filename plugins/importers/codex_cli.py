@@ -198,7 +198,7 @@ class _Rollout:
             self.ctx.error(f"line {lineno}", imsg("oh_event_not_object", type=type(obj).__name__))
             return
         ts = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
-        rtype = obj.get("type")
+        rtype = obj.get("type") if isinstance(obj.get("type"), str) else None  # a dict here is no type
         if rtype in ROLLOUT_TYPES and "payload" in obj:
             payload = obj["payload"]
             if not isinstance(payload, Mapping):

@@ -826,7 +826,8 @@ def _anyagent_output(a: Mapping[str, Any]) -> list[_Msg]:
         if all("function" in c or "name" in c for c in doc):
             return _genai_messages([{"role": "assistant", "tool_calls": doc}])
     if isinstance(doc, Mapping):
-        if isinstance(doc.get("message"), Mapping) and doc.get("type") in _LANGCHAIN_GENERATIONS:
+        if isinstance(doc.get("message"), Mapping) and isinstance(doc.get("type"), str) \
+                and doc.get("type") in _LANGCHAIN_GENERATIONS:
             doc = _langchain_message(doc["message"])
         elif "blocks" in doc or "additional_kwargs" in doc:
             doc = _llamaindex_message(doc)
