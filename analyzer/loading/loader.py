@@ -16,6 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
+from analyzer import guard
 from analyzer.errors import LoadError, PluginError
 from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS
@@ -25,6 +26,7 @@ from analyzer.loading.diagnose import diagnose_unclaimed
 from analyzer.loading.isolate import IsolatedReader, needs_isolation
 from analyzer.loading.jsonio import first_json_char, head_bytes
 from analyzer.loading.read import FileRead, identity_column, read_file, salted_id
+from analyzer.loading.records import RecordView, record_views, viewing
 from analyzer.loading.structure import JsonShape, json_shape
 from analyzer.messages import Message
 from analyzer.plugin_host.registry import ImporterSpec, PluginHost, default_host
@@ -93,20 +95,80 @@ def claim(path: Path, host: PluginHost) -> tuple[ImporterSpec | None, list[Impor
     except OSError as exc:
         return None, candidates, reason("cannot_read", error=str(exc.strerror or exc))
     shape = _LazyShape(path, head)
-    for spec in candidates:  # sorted by priority, highest first
-        try:
-            importer = host.load_importer(spec.id)
-            by_shape = getattr(importer, "sniff_structure", None)
-            if callable(by_shape) and shape.get() is not None:
-                if by_shape(shape.get(), path):
-                    return spec, candidates, None
-            elif importer.sniff(head, path):
-                return spec, candidates, None
-        except PluginError:
-            continue
-        except Exception:  # a sniff that raises simply does not claim
-            continue
+    for i, spec in enumerate(candidates):  # sorted by priority, highest first
+        if _claims(host, spec, path, head, shape.get):
+            if i and path.suffix.lower() in (".jsonl", ".ndjson"):
+                return _line_majority(path, head, candidates[:i], host) or spec, candidates, None
+            return spec, candidates, None
+    if shape.json or path.suffix.lower() in (".jsonl", ".ndjson"):
+        return _claim_by_majority(path, head, candidates, host), candidates, None
     return None, candidates, None
+
+
+def _claims(host: PluginHost, spec: ImporterSpec, path: Path, head: bytes,
+            shape: Callable[[], JsonShape | None]) -> bool:
+    """Whether ``spec``'s importer claims the file (by its JSON shape or its head bytes)."""
+    try:
+        importer = host.load_importer(spec.id)
+        by_shape = getattr(importer, "sniff_structure", None)
+        if callable(by_shape) and shape() is not None:
+            return bool(by_shape(shape(), path))
+        return bool(importer.sniff(head, path))
+    except PluginError:
+        return False
+    except Exception:  # a sniff that raises simply does not claim
+        return False
+
+
+def _fixed(shape: JsonShape | None) -> Callable[[], JsonShape | None]:
+    return lambda: shape
+
+
+def _line_majority(path: Path, head: bytes, higher: list[ImporterSpec], host: PluginHost) -> ImporterSpec | None:
+    """A higher-priority importer that claims every line of a JSONL file's first ones but line 1.
+
+    A damaged first line (a span that lost its ``name``) can let a more general importer
+    claim the file; the format of all the other lines wins back. Cheap: a few lines parsed.
+    """
+    try:
+        views = record_views(path, head)
+    except Exception:  # a file that cannot be looked at line by line keeps its first claim
+        return None
+    if len(views) < 3:
+        return None
+    for spec in higher:
+        votes = [_view_claims(host, spec, path, v) for v in views]
+        if not votes[0] and all(votes[1:]):
+            return spec
+    return None
+
+
+def _view_claims(host: PluginHost, spec: ImporterSpec, path: Path, view: RecordView) -> bool:
+    if view.shape is None:
+        return False
+    with viewing(view.index):
+        return _claims(host, spec, path, view.head, _fixed(view.shape))
+
+
+def _claim_by_majority(path: Path, head: bytes, candidates: list[ImporterSpec],
+                       host: PluginHost) -> ImporterSpec | None:
+    """The importer that claims at least half of the file's first records (record by record).
+
+    Asked only when no importer claims the file by its first record: a JSON list or JSONL
+    file whose first record is damaged, or lacks a key, is still claimed by the format of
+    the others (:mod:`analyzer.loading.records`); that record is then one error.
+    """
+    try:
+        views = record_views(path, head)
+    except Exception:  # a file that cannot be looked at record by record is not claimed so
+        return None
+    if not views:
+        return None
+    for spec in candidates:
+        votes = sum(_view_claims(host, spec, path, v) for v in views)  # a damaged record votes for none
+        if votes and 2 * votes >= len(views):
+            return spec
+    return None
 
 
 class _LazyShape:
@@ -201,7 +263,8 @@ def load(
         elif any(s.is_sidecar(path) for s in host.importers()):
             part.skipped.append(str(path))
         else:
-            spec_or_none, candidates, problem = claim(path, host)
+            with guard.guarding(reader.limits):  # load_limits.max_sniff_seconds
+                spec_or_none, candidates, problem = claim(path, host)
             if problem:
                 part.errors.append(LoadError.of(str(path), None, None, problem))
             elif spec_or_none is None and not candidates:

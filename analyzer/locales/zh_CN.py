@@ -111,6 +111,7 @@ LOAD: dict[str, str] = {
     "json_too_deep": "{where}嵌套过深，无法安全读取",
     "json_truncated": "{where}被截断或不是完整的 JSON（{error}）",
     "json_invalid": "{where}不是有效的 JSON（{error}）",
+    "record_damaged": "记录在字节 {start}-{end} 处是损坏的 JSON（{error}）；已跳过该记录，其他记录照常读取",
     "file_empty": "文件为空",
     "file_whitespace": "文件只包含空白字符",
     "document_over_cap": "文件大小为 {size}，超过了单个 JSON 文档 {cap} 的上限（{setting}）；请改用 JSONL 格式",

@@ -392,7 +392,7 @@ class AtifImporter:
                 if t is not None:
                     yield t
             return
-        doc = read_json_document(path)
+        doc = read_json_document(path, records=("",))
         if isinstance(doc, list):
             for i, obj in enumerate(doc):
                 t = ctx.guarded(f"[{i}]", to_trajectory, obj, f"[{i}]", path, ctx)

@@ -49,6 +49,7 @@ from analyzer.import_messages import imsg
 from analyzer.loading.jsonio import (
     args_text,
     as_text,
+    finite_float,
     first_json_char,
     label_native_steps,
     parse_json,
@@ -281,9 +282,7 @@ def opt_int(value: Any) -> int | None:
 
 def opt_float(value: Any) -> float | None:
     """A float from a number, else None."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
+    return finite_float(value)
 
 
 _SEGMENT_SPLIT_RE = re.compile(r"&&|\|\||;|\n")

@@ -30,6 +30,7 @@ from typing import Any
 from analyzer.import_messages import imsg, wrap
 from analyzer.loading.jsonio import (
     as_text,
+    finite_float,
     first_json_char,
     iter_records,
 )
@@ -47,7 +48,7 @@ def _reward(value: Any) -> float | None:
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, (int, float)):
-        return float(value)
+        return finite_float(value)
     if isinstance(value, str):
         try:
             return float(value)
@@ -281,7 +282,7 @@ class TauBenchImporter:
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per result."""
-        for record, obj in iter_records(path, ctx, imsg("tau_shape")):
+        for record, obj in iter_records(path, ctx, imsg("tau_shape"), records=("", "simulations")):
             if _is_tau2(obj):
                 yield from tau2_runs(obj, record, ctx)
                 continue

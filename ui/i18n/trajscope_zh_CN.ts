@@ -1712,6 +1712,10 @@ Empty: back to the rule's suggestion.</source>
         <translation>{where}不是有效的 JSON（{error}）</translation>
     </message>
     <message>
+        <source>record is damaged JSON at bytes {start}-{end} ({error}); record skipped, the others are read</source>
+        <translation>记录在字节 {start}-{end} 处是损坏的 JSON（{error}）；已跳过该记录，其他记录照常读取</translation>
+    </message>
+    <message>
         <source>file is empty</source>
         <translation>文件为空</translation>
     </message>
