@@ -51,13 +51,14 @@ class RunFilter:
     """Which runs the runs table shows.
 
     Attributes:
-        text: Case-insensitive text searched in the task and in every step's text.
+        text: Case-insensitive text searched in the task, the task key, the run id and every step's text.
         outcomes: Keep only these outcomes (empty: all).
         models: Keep only these models (empty: all).
         categories: Keep only these decisive-failure categories (empty: all).
         tags: Keep runs carrying any of these tags (empty: all).
         min_confidence: Lowest confidence kept (runs without a confidence are dropped when set).
         max_confidence: Highest confidence kept.
+        task_keys: Keep only runs of these tasks (``task_key``; empty: all).
     """
 
     text: str = ""
@@ -67,6 +68,7 @@ class RunFilter:
     tags: tuple[str, ...] = ()
     min_confidence: float | None = None
     max_confidence: float | None = None
+    task_keys: tuple[str, ...] = ()
 
     def is_empty(self) -> bool:
         """True when the filter keeps every run."""
@@ -78,6 +80,7 @@ class RunFilter:
             "text": self.text, "outcomes": list(self.outcomes), "models": list(self.models),
             "categories": list(self.categories), "tags": list(self.tags),
             "min_confidence": self.min_confidence, "max_confidence": self.max_confidence,
+            "task_keys": list(self.task_keys),
         }
 
     @classmethod
@@ -97,7 +100,8 @@ class RunFilter:
         text = obj.get("text")
         return cls(text=text if isinstance(text, str) else "", outcomes=strings("outcomes"),
                    models=strings("models"), categories=strings("categories"), tags=strings("tags"),
-                   min_confidence=number("min_confidence"), max_confidence=number("max_confidence"))
+                   min_confidence=number("min_confidence"), max_confidence=number("max_confidence"),
+                   task_keys=strings("task_keys"))
 
 
 def filter_runs(runs: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, flt: RunFilter) -> pl.DataFrame:
@@ -123,6 +127,8 @@ def filter_runs(runs: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, flt: Run
         tag_expr = pl.col("tags").fill_null("").str.split(", ").list.eval(
             pl.element().is_in(list(flt.tags))).list.any()
         conds.append(tag_expr)
+    if flt.task_keys:
+        conds.append(pl.col("task_key").is_in(list(flt.task_keys)))
     if flt.min_confidence is not None:
         conds.append(pl.col("confidence") >= flt.min_confidence)
     if flt.max_confidence is not None:
@@ -134,6 +140,7 @@ def filter_runs(runs: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, flt: Run
         hit_steps = (steps.lazy().filter(pl.col("text").str.contains(pattern)).select("trace_id").unique()
                      .collect()["trace_id"])
         out = out.filter(pl.col("task").fill_null("").str.contains(pattern)
+                         | pl.col("task_key").fill_null("").str.contains(pattern)
                          | pl.col("trace_id").str.contains(pattern)
                          | pl.col("trace_id").is_in(hit_steps.implode()))
     return out

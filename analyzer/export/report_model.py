@@ -236,6 +236,50 @@ class InsightView:
     recommendation_evidence: str = ""
 
 
+CONTRAST_ROWS = 20
+"""Failed runs listed in the contrast section (the rest are in ``traces.csv``)."""
+
+
+@dataclass
+class ContrastView:
+    """A failed run against the nearest success of its task (the report's contrast section)."""
+
+    run: str
+    task_key: str
+    model: str
+    success: str
+    divergence_step: int | None
+    kind: str
+
+
+@dataclass
+class ContrastSection:
+    """The contrast section: failed runs whose task also succeeded."""
+
+    tasks: int
+    runs: list[ContrastView]
+    with_divergence: int
+    total: int
+    omitted: int
+
+
+def contrast_section(table: pl.DataFrame) -> ContrastSection | None:
+    """The contrast section from ``traces.csv`` rows (None when no failed run has a success to compare)."""
+    if "contrast_run" not in table.columns:
+        return None
+    rows = table.filter(pl.col("contrast_run").is_not_null())
+    if rows.height == 0:
+        return None
+    label = {str(t): (f"{n} · {str(t)[:8]}" if n else str(t)) for t, n in table.select("trace_id", "native_id").iter_rows()}
+    ordered = rows.sort("task_key", nulls_last=True, maintain_order=True)
+    views = [ContrastView(label[str(r["trace_id"])], _str(r["task_key"]), _str(r["model"]) or "(unknown)",
+                          label.get(str(r["contrast_run"]), str(r["contrast_run"])), r["divergence_step"],
+                          _str(r["divergence_kind"]))
+             for r in ordered.head(CONTRAST_ROWS).iter_rows(named=True)]
+    return ContrastSection(int(rows["task_key"].n_unique()), views, int(rows["divergence_step"].is_not_null().sum()),
+                           rows.height, max(0, rows.height - CONTRAST_ROWS))
+
+
 @dataclass
 class Report:
     """Everything a report renders."""
@@ -256,6 +300,7 @@ class Report:
     insights: list[InsightView] = field(default_factory=list)
     insights_ungrouped: list[str] = field(default_factory=list)
     lang: str = "en"
+    contrast: ContrastSection | None = None
 
     @property
     def html_lang(self) -> str:
@@ -392,6 +437,7 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, resul
         insights=_insight_views(insights.with_aliases(aliases) if insights is not None else None, cats, traces,
                                 opts.lang),
         insights_ungrouped=_ungrouped_runs(insights, traces),
+        contrast=contrast_section(table),
     )
 
 

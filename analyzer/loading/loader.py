@@ -28,6 +28,7 @@ from analyzer.loading.jsonio import first_json_char, head_bytes
 from analyzer.loading.read import FileRead, identity_column, read_file, salted_id
 from analyzer.loading.records import RecordView, record_views, viewing
 from analyzer.loading.structure import JsonShape, json_shape
+from analyzer.loading.task_key import fill_task_keys
 from analyzer.messages import Message
 from analyzer.plugin_host.registry import ImporterSpec, PluginHost, default_host
 from analyzer.reasons import reason
@@ -453,9 +454,10 @@ def _read_into(part: LoadResult, path: Path, spec: ImporterSpec, reader: _Reader
         notes = cache.get_notes(digest, cache_id) if cache is not None and digest is not None else []
     else:
         traces, steps, errors, notes = reader.read(path, spec, cancel)
+        traces = fill_task_keys(traces)  # before caching: a cache folder opened as a corpus has the keys
         if cache is not None and digest is not None and not cancel.cancelled:
             cache.put(digest, cache_id, traces, steps, errors, notes)
-    part.traces, part.steps = traces, steps
+    part.traces, part.steps = fill_task_keys(traces), steps  # a cache written before task keys
     part.errors.extend(errors)
     part.notes.extend(f"{path}: {n}" for n in notes)
     part.files.append(str(path))

@@ -271,6 +271,20 @@ REPORT: dict[str, str] = {
     "H80": "H80",
     "label from": "标签来自",
     "nobody": "无",
+    "Where failed runs left a success of the same task": "失败运行在哪里偏离了同一任务的成功运行",
+    "contrast_note": ("每个失败运行与同一任务中最接近的成功运行（对齐代价最低）逐步对齐；"
+                      "偏离步骤是失败运行中第一个没有良好匹配的决策（见 docs/contrast.md）。"),
+    "{n} failed runs in {k} tasks also succeeded; {d} have a divergence.":
+        "{k} 个任务中有 {n} 个失败运行的任务也有成功运行；其中 {d} 个找到了偏离点。",
+    "Failed run": "失败运行",
+    "Nearest success": "最接近的成功运行",
+    "Divergence step": "偏离步骤",
+    "Divergence": "偏离",
+    "every decision matched": "所有决策均匹配",
+    "different_action": "不同的操作",
+    "different_arguments": "不同的参数",
+    "missing_action": "缺少的操作",
+    "extra_action": "多余的操作",
     "signals_note": ("高风险的操作组合、本可用低成本检查发现的失败、与最短成功运行相比浪费的步骤和上下文，"
                      "以及对工具回答的理解和使用程度（见 docs/detectors.md）。高风险运行排在前面。"),
     "insights_note": ("按类别、决定性步骤及其证据的嵌入和所涉工具对决定性失败分组（带距离阈值的层次聚类；见 insights.csv）。"

@@ -32,6 +32,7 @@ from analyzer.errors import ImportFailure
 from analyzer.import_messages import imsg, itext
 from analyzer.loading.jsonio import args_text, first_json_char, iter_jsonl, read_json_document
 from analyzer.loading.structure import JsonShape
+from analyzer.loading.task_key import source_task_key
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 from plugins.importers.swe_agent import (
@@ -363,7 +364,15 @@ def to_trajectory(doc: Any, record: str, path: Path, ctx: ImportContext) -> Traj
         framework=str(agent["name"]) if isinstance(agent.get("name"), str) else "atif",
         outcome=outcome, outcome_raw=raw, score=score, final_answer=_final_message(steps_raw),
         task_family=str(task_family) if isinstance(task_family, str) else None, metadata=meta, steps=b.steps,
+        task_key=_trial_task_key(trial[0]) if trial is not None else None,
     )
+
+
+def _trial_task_key(trial: dict[str, Any]) -> str | None:
+    """The Harbor task a trial ran (``task_name``, qualified by its ``source`` dataset), or None."""
+    name = trial.get("task_name") or trial.get("task_id")
+    source = trial.get("source")
+    return source_task_key(source if isinstance(source, str) and source else None, name)
 
 
 class AtifImporter:

@@ -61,6 +61,7 @@ from analyzer.loading.jsonio import (
     read_json_document,
 )
 from analyzer.loading.structure import JsonShape
+from analyzer.loading.task_key import source_task_key
 from analyzer.messages import Message
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.reasons import reason
@@ -636,6 +637,7 @@ def sample_to_trajectory(sample: Any, header: Mapping[str, Any], record: str) ->
         final_answer=answer,
         ground_truth=_target_text(sample.get("target")),
         task_family=_str(ev.get("task")),
+        task_key=source_task_key(_str(ev.get("task")), sid),
         metadata=meta,
         steps=steps,
     )

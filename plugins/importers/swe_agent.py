@@ -55,6 +55,7 @@ from analyzer.loading.jsonio import (
     parse_json,
     read_json_document,
 )
+from analyzer.loading.task_key import source_task_key
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 
@@ -526,6 +527,7 @@ class SweAgentImporter:
         yield Trajectory(
             native_id=instance_id, record="$", task=task, model=_swe_model(doc, info), framework="swe-agent",
             outcome=outcome, outcome_raw=raw, score=score, final_answer=final, metadata=meta, steps=steps,
+            task_key=source_task_key(None, instance_id),
         )
 
     def _trajectory_steps(self, entries: list[Any], history: list[Any], ctx: ImportContext) -> tuple[list[Step], str]:
@@ -748,7 +750,7 @@ class MiniSweAgentImporter:
             native_id=instance_id, record="$", task=task, model=str(model) if model else None,
             framework="mini-swe-agent", outcome=outcome, outcome_raw=raw, score=score,
             final_answer=submission if isinstance(submission, str) and submission else None,
-            metadata=meta, steps=steps,
+            metadata=meta, steps=steps, task_key=source_task_key(None, instance_id),
         )
 
     @staticmethod

@@ -35,6 +35,7 @@ from analyzer.loading.jsonio import (
     iter_records,
 )
 from analyzer.loading.structure import JsonShape, KeyRule
+from analyzer.loading.task_key import source_task_key
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Trajectory
 from plugins.importers.chat import BadMessages, first_user_text, last_answer, messages_to_steps
@@ -103,6 +104,7 @@ def to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory | Non
     task_id = obj.get("task_id")
     env = info.get("env") or obj.get("env")
     outputs = task.get("outputs")
+    family = f"tau-bench/{env}" if isinstance(env, str) and env else "tau-bench"
     return Trajectory(
         native_id=None if task_id is None else str(task_id),
         record=record,
@@ -115,7 +117,8 @@ def to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory | Non
         score=reward,
         final_answer=last_answer(steps),
         ground_truth=as_text(outputs) if outputs else None,
-        task_family=f"tau-bench/{env}" if isinstance(env, str) and env else "tau-bench",
+        task_family=family,
+        task_key=source_task_key(family, task_id),
         metadata=meta,
         steps=steps,
     )
@@ -209,6 +212,7 @@ def tau2_trajectory(sim: Any, record: str, info: Mapping[str, Any], tasks: Mappi
         meta["agent_implementation"] = agent_info["implementation"]
     domain = env_info.get("domain_name")
     model = agent_info.get("llm")
+    family = f"tau2-bench/{domain}" if isinstance(domain, str) and domain else "tau2-bench"
     return Trajectory(
         native_id=str(sim["id"]) if sim.get("id") is not None else None,
         record=record,
@@ -220,7 +224,8 @@ def tau2_trajectory(sim: Any, record: str, info: Mapping[str, Any], tasks: Mappi
         score=reward,
         final_answer=last_answer(steps),
         ground_truth="\n".join(str(c) for c in communicate) if isinstance(communicate, list) and communicate else None,
-        task_family=f"tau2-bench/{domain}" if isinstance(domain, str) and domain else "tau2-bench",
+        task_family=family,
+        task_key=source_task_key(family, task_id),
         metadata=meta,
         steps=steps,
     )

@@ -93,6 +93,9 @@ COLUMNS: tuple[Column, ...] = (
     Column("analysis_stale", QT_TRANSLATE_NOOP("RunsTable", "Analysis"),
            QT_TRANSLATE_NOOP("RunsTable", "“stale”: analysed by an older analysis version (ranker, detectors or judge "
                              "changed); Analysis ▸ Refresh stale analysis"), 64),
+    Column("task_key", QT_TRANSLATE_NOOP("RunsTable", "Task key"),
+           QT_TRANSLATE_NOOP("RunsTable", "Identity of the task across runs: the source's task, sample or instance id, "
+                             "else a hash of the task text (type it in the filter to see every run of the task)"), 110),
     Column("task", QT_TRANSLATE_NOOP("RunsTable", "Task"),
            QT_TRANSLATE_NOOP("RunsTable", "Task statement (full text in the tooltip)"), 200),
 )
