@@ -33,6 +33,7 @@ from analyzer.locales import finding_text, note_text, step_list_text
 from analyzer.metrics.columns import COUNT_PREFIX
 from analyzer.metrics.model_names import NAMES_SEPARATOR
 from analyzer.metrics.models import DEFAULT_MIN_GROUP_RUNS, model_metrics, rank_groups
+from analyzer.schema.outcome_source import DECIDED_OUTCOMES, FAILED_OUTCOMES
 from analyzer.taxonomy import CATEGORIES, CATEGORY_IDS
 
 if TYPE_CHECKING:
@@ -345,7 +346,7 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, resul
         model_rows = model_metrics(traces, result.runs if result is not None else None, annotations, steps=steps,
                                    aliases=aliases, min_runs=min_group_runs)
     metrics = rank_groups(model_rows, min_group_runs)
-    failed = table.filter(pl.col("outcome") == "failure")
+    failed = table.filter(pl.col("outcome").is_in(list(FAILED_OUTCOMES)))
     overall = {c: int(failed.filter(pl.col("category") == c).height) for c in CATEGORY_IDS}
     cats = _categories(overall, opts.lang)
     models = _model_views(metrics, cats)
@@ -363,7 +364,7 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, resul
         "models": metrics.height,
         "passes": int((table["outcome"] == "success").sum()),
         "failures": failed.height,
-        "unknown": table.height - int(table["outcome"].is_in(["success", "failure"]).fill_null(False).sum()),
+        "unknown": table.height - int(table["outcome"].is_in(list(DECIDED_OUTCOMES)).fill_null(False).sum()),
         "analysed": analysed,
         "attributed": int(failed["decisive_step"].is_not_null().sum()),
         "reviewed": failed.filter((pl.col("decisive_source") == "analyst")
