@@ -24,7 +24,7 @@ from analyzer.jobs import CancelToken, NeverCancel, Progress, no_progress
 from analyzer.loading.cache import ParsedCache, file_digest, importer_stamp
 from analyzer.loading.compressed import inflate_to, inner_name
 from analyzer.loading.diagnose import diagnose_unclaimed, not_a_trace
-from analyzer.loading.isolate import IsolatedReader, needs_isolation
+from analyzer.loading.isolate import IsolatedReader, acquire_worker, needs_isolation, release_worker
 from analyzer.loading.jsonio import first_json_char, head_bytes
 from analyzer.loading.outcomes import settle_outcomes
 from analyzer.loading.read import FileRead, identity_column, read_file, salted_id
@@ -421,12 +421,12 @@ class _Reader:
         if size > self.limits.max_file_bytes or not needs_isolation(path, size, self.limits):
             return read_file(path, spec, self.host, cancel, self.limits)
         if self._worker is None:
-            self._worker = IsolatedReader(self.limits)
+            self._worker = acquire_worker(self.limits)
         return self._worker.read(path, spec, cancel)
 
     def close(self) -> None:
         if self._worker is not None:
-            self._worker.close()
+            release_worker(self._worker)  # kept warm for the next load (load_limits.worker_idle_seconds)
             self._worker = None
 
 
