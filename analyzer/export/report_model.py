@@ -215,6 +215,8 @@ class RunView:
     problems: str
     uncertain_steps: list[int] = field(default_factory=list)
     uncertain_list: str = ""
+    outcome: str = ""
+    outcome_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -544,6 +546,7 @@ def _run_views(shown: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, result: 
             drop_note=note_text(_str(row["drop_note"]), opts.lang),  # written for the analyst's step if set
             rationale=rationale_text(structured.get(tid), _str(row["rationale"]), opts.lang),
             source=f"{_str(row['source_file'])} [{_str(row['record'])}]" if row["source_file"] else "",
+            outcome=_str(row.get("outcome")), outcome_source=_str(row.get("outcome_source")),
             plot_uri=data_uri(plot), sparkline=sparkline(values),
             excerpt=_excerpt(st, values, decisive, row["largest_drop_step"], findings, opts, unsure),
             findings=findings, tags=[t for t in _str(row["tags"]).split(",") if t],

@@ -263,11 +263,11 @@ def release_worker(worker: IsolatedReader) -> None:
     with _LOCK:
         if worker is _KEPT:
             _KEPT_BUSY = False
-        elif idle > 0 and not _KEPT_BUSY:
-            if _KEPT is not None:
+        elif idle > 0 and (_KEPT is None or (not _KEPT_BUSY and _KEPT.limits != worker.limits)):
+            if _KEPT is not None:  # kept for other limits: the newer choice wins
                 stop.append(_KEPT)
             _KEPT, _KEPT_BUSY = worker, False
-        else:
+        else:  # one is kept already
             stop.append(worker)
         if _KEPT is worker and not _KEPT_BUSY:
             if idle > 0:
