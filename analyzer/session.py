@@ -20,8 +20,10 @@ from analyzer.corpus.store import Corpus, part_path
 from analyzer.errors import LoadError
 from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import ANNOTATION_COLUMNS, FINDING_COLUMNS, STEP_COLUMNS, TRACE_COLUMNS
+from analyzer.frames.titles import with_titles
 from analyzer.loading.loader import LoadResult, RunRegistry
 from analyzer.metrics.labels import overlay_labels
+from analyzer.schema.outcome_source import FAILED_OUTCOMES
 
 ANALYST_STATUS_ORDER: tuple[str, ...] = ("decisive", "accepted", "rejected", "suggested")
 """Annotation statuses from most to least telling; a run shows the first one it has."""
@@ -550,8 +552,8 @@ class Session:
             view = overlay_labels(view, self.annotations, self.steps_scan(), self.step_values_scan())
             labels = run_labels(self.annotations)
             view = view.join(labels, on="trace_id", how="left")
-            self._cache.runs_view = view.with_columns(
-                pl.col("trace_id").is_in(list(self.stale)).alias("analysis_stale"))
+            self._cache.runs_view = with_titles(view.with_columns(
+                pl.col("trace_id").is_in(list(self.stale)).alias("analysis_stale")))
         return self._cache.runs_view
 
     def filtered_runs(self) -> pl.DataFrame:
@@ -578,7 +580,7 @@ class Session:
     def counts(self) -> SessionCounts:
         """Numbers for the status bar."""
         view = self.runs_view()
-        failed = int((view["outcome"] == "failure").sum()) if view.height else 0
+        failed = int(view["outcome"].is_in(list(FAILED_OUTCOMES)).sum()) if view.height else 0
         tagged = int(view["tags"].is_not_null().sum()) if view.height else 0
         analysed = int(view["value_estimator"].is_not_null().sum()) if view.height else 0
         stale = int(view["analysis_stale"].sum()) if view.height else 0

@@ -354,6 +354,7 @@ _BOMB_CHILD = textwrap.dedent("""
     from analyzer.loading import load
     from analyzer.settings import LoadLimits
     kw = json.loads(sys.argv[2])
+    kw["worker_idle_seconds"] = 0  # the worker is stopped and waited for when the load ends: its peak counts
     res = load([Path(sys.argv[1])], cache=None, limits=LoadLimits(**kw))
     # this interpreter's own peak: VmHWM (ru_maxrss of RUSAGE_SELF keeps the launching
     # process's peak across exec); the worker's peak: children max RSS (it was started here)

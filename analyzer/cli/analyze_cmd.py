@@ -24,6 +24,7 @@ from typing import Any
 import polars as pl
 
 from analyzer.cli.lang import add_lang_option, chosen_language, load_error_text
+from analyzer.schema.outcome_source import FAILED_OUTCOMES
 
 DEFAULT_OUT = Path("trajscope-analysis")
 
@@ -364,7 +365,7 @@ def run(args: argparse.Namespace) -> int:
             return 1
     if show:
         err.print(summary_table(res.traces, result))
-    failed = res.traces.filter(pl.col("outcome") == "failure").height if res.traces.height else 0
+    failed = res.traces.filter(pl.col("outcome").is_in(list(FAILED_OUTCOMES))).height if res.traces.height else 0
     attributed = result.runs.filter(pl.col("decisive_step").is_not_null()).height if result.runs.height else 0
     err.print(f"{res.traces.height} runs ({failed} failed, {attributed} attributed), "
               f"{result.findings.height} findings; wrote {len(written)} files to {args.out}", highlight=False)

@@ -27,7 +27,7 @@ def _pick(specs: tuple[ColumnSpec, ...], *names: str) -> tuple[ColumnSpec, ...]:
 
 
 _TRACE_PART = _pick(TRACE_COLUMNS, "trace_id", "native_id", "model", "framework", "task_family", "task_key", "task",
-                    "outcome", "score", "n_steps", "n_errors", "tokens_total")
+                    "outcome", "outcome_source", "score", "n_steps", "n_errors", "tokens_total")
 _LABEL_PART = _pick(LABEL_COLUMNS, "decisive_step", "decisive_agent", "category")
 _RUN_PART = (
     replace(_pick(RUN_COLUMNS, "confidence")[0], doc="Confidence 0-1 in the pipeline's decisive step."),

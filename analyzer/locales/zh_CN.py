@@ -258,6 +258,8 @@ REPORT: dict[str, str] = {
     "Decisive step:": "决定性步骤：",
     "Failure categories of decisive steps:": "决定性步骤的失败类别：",
     "Framework:": "框架：",
+    "Outcome:": "结果：",
+    "outcome from {source}": "结果来自 {source}",
     "Largest drop:": "最大降幅：",
     "Lowest value:": "最低价值：",
     "Model:": "模型：",

@@ -66,6 +66,7 @@ from analyzer.messages import Message
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.reasons import reason
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
+from analyzer.schema.outcome_source import OutcomeSource
 from analyzer.settings import LoadLimits, format_bytes
 
 ZIP_METHOD_ZSTD = 93
@@ -633,6 +634,7 @@ def sample_to_trajectory(sample: Any, header: Mapping[str, Any], record: str) ->
         framework="inspect",
         outcome=outcome,
         outcome_raw=raw,
+        outcome_source=str(OutcomeSource.INSPECT_SCORE) if score is not None and outcome != Outcome.UNKNOWN else None,
         score=num,
         final_answer=answer,
         ground_truth=_target_text(sample.get("target")),

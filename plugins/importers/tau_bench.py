@@ -38,6 +38,7 @@ from analyzer.loading.structure import JsonShape, KeyRule
 from analyzer.loading.task_key import source_task_key
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Trajectory
+from analyzer.schema.outcome_source import OutcomeSource
 from plugins.importers.chat import BadMessages, first_user_text, last_answer, messages_to_steps
 
 _CONSUMED = frozenset({"task_id", "reward", "info", "traj", "metadata"})
@@ -114,6 +115,7 @@ def to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory | Non
         framework="tau-bench",
         outcome=outcome,
         outcome_raw=None if raw_reward is None else str(raw_reward),
+        outcome_source=None if reward is None else str(OutcomeSource.TAU_BENCH_REWARD),
         score=reward,
         final_answer=last_answer(steps),
         ground_truth=as_text(outputs) if outputs else None,
@@ -221,6 +223,7 @@ def tau2_trajectory(sim: Any, record: str, info: Mapping[str, Any], tasks: Mappi
         framework="tau2-bench",
         outcome=outcome,
         outcome_raw=None if reward is None else str(rinfo.get("reward")),
+        outcome_source=None if reward is None else str(OutcomeSource.TAU_BENCH_REWARD),
         score=reward,
         final_answer=last_answer(steps),
         ground_truth="\n".join(str(c) for c in communicate) if isinstance(communicate, list) and communicate else None,

@@ -1383,6 +1383,10 @@ Empty: back to the rule's suggestion.</source>
         <translation>结果</translation>
     </message>
     <message>
+        <source>Outcome from</source>
+        <translation>结果来源</translation>
+    </message>
+    <message>
         <source>Model</source>
         <translation>模型</translation>
     </message>
@@ -2420,6 +2424,10 @@ Empty: back to the rule's suggestion.</source>
         <translation>失败</translation>
     </message>
     <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
         <source>unknown</source>
         <translation>未知</translation>
     </message>
@@ -2907,10 +2915,6 @@ Empty: back to the rule's suggestion.</source>
         <translation>结果</translation>
     </message>
     <message>
-        <source>success, failure or unknown</source>
-        <translation>成功、失败或未知</translation>
-    </message>
-    <message>
         <source>Steps</source>
         <translation>步骤数</translation>
     </message>
@@ -2921,6 +2925,18 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>Decisive</source>
         <translation>决定性步骤</translation>
+    </message>
+    <message>
+        <source>Title</source>
+        <translation>标题</translation>
+    </message>
+    <message>
+        <source>The task's first line, else the source's own id of the run</source>
+        <translation>任务的第一行；没有任务时为来源自带的运行 ID</translation>
+    </message>
+    <message>
+        <source>success, failure, error or unknown</source>
+        <translation>成功、失败、出错或未知</translation>
     </message>
     <message>
         <source>Predicted decisive step (0-based); “? a, b, c”: uncertain, no step stands out (the likeliest steps, best first)</source>
@@ -2957,6 +2973,14 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>Identity of the task across runs: the source's task, sample or instance id, else a hash of the task text (type it in the filter to see every run of the task)</source>
         <translation>任务在各运行间的标识：来源中的任务、样本或实例 ID，否则为任务文本的哈希（在筛选框中输入即可查看该任务的全部运行）</translation>
+    </message>
+    <message>
+        <source>Source file</source>
+        <translation>来源文件</translation>
+    </message>
+    <message>
+        <source>File the run was read from, relative to the folder the loaded files share (full path in the tooltip)</source>
+        <translation>读取该运行的文件，相对于所有已加载文件的共同文件夹（完整路径见提示）</translation>
     </message>
     <message>
         <source>? {steps}</source>

@@ -189,6 +189,9 @@ class InspectorPane(QWidget):
         out = [f"<h3>{_e(L['Run'])} {_e(str(r['trace_id'])[:16])}</h3><table>"]
         out.append(self._row(self.tr("Outcome"), f"<b style='color:{OUTCOME_COLORS.get(outcome, '#8A8F98')}'>{_e(outcome_label(outcome))}</b>"
                              + (f" &nbsp;({_e(L['score'])} {_e(r['score'])})" if r.get("score") is not None else "")))
+        if r.get("outcome_source"):
+            raw = f" <span class='muted'>({_e(r['outcome_raw'])})</span>" if r.get("outcome_raw") else ""
+            out.append(self._row(self.tr("Outcome from"), _e(r["outcome_source"]) + raw))
         for key, label in (("model", self.tr("Model")), ("framework", self.tr("Framework")),
                            ("task_family", self.tr("Task family")), ("source_format", self.tr("Format"))):
             if r.get(key):
