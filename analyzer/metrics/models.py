@@ -21,6 +21,8 @@ from analyzer.metrics.model_names import NAMES_SEPARATOR, apply_model_groups
 from analyzer.metrics.reliability import horizon, step_reliability, survival_counts
 from analyzer.metrics.signal_metrics import signal_frame, signal_group_metrics
 from analyzer.metrics.stats import wilson_interval
+from analyzer.outcome.effective import ESTIMATE, effective_outcomes
+from analyzer.outcome.estimate import KNOWN, in_memory_estimates
 from analyzer.taxonomy import CATEGORY_IDS
 
 UNKNOWN_GROUP = "(unknown)"
@@ -141,6 +143,8 @@ def _group_metrics(rows: list[dict[str, Any]], confidence: float, min_runs: int)
         "passes": passes,
         "failures": failures,
         "unknown": len(rows) - known,
+        "estimated": sum(1 for r in rows if r["outcome_source"] == ESTIMATE and r["outcome"] in KNOWN),
+        "analyst_outcomes": sum(1 for r in rows if r["outcome_source"] == ANALYST),
         "pass_rate": passes / known if known else None,
         "mean_steps": _mean([float(r["n_steps"]) for r in rows if r["n_steps"] is not None]),
     }
@@ -223,7 +227,8 @@ def model_metrics(traces: pl.DataFrame, runs: pl.DataFrame | None = None,
         ValueError: For an unknown grouping column.
     """
     specs = metric_columns(group_by)
-    base = traces.select("trace_id", "outcome", "n_steps", *group_by)
+    traces = effective_outcomes(traces, annotations, in_memory_estimates(traces, steps))
+    base = traces.select("trace_id", "outcome", "outcome_source", "n_steps", *group_by)
     if "model" in group_by:
         base = apply_model_groups(base.with_columns(pl.col("model").alias("_raw_model")), aliases)
     if runs is not None and runs.height:
