@@ -472,7 +472,8 @@ class MainWindow(QMainWindow):
         items = [p for p in items if p not in corpora]
         if not items:
             return None
-        self._skipped_before = skipped_runs(self.session.load_notices)  # the banner names this load's duplicates
+        # the banner names this load's duplicates and problems, and the total the status bar and panel show
+        self._skipped_before = skipped_runs(self.session.load_notices)
         if synchronous:
             from analyzer.loading import load
 
@@ -516,7 +517,8 @@ class MainWindow(QMainWindow):
 
     def _loaded(self, res: LoadResult, seconds: float) -> None:
         # the count is the session's, as in the status bar and the panel; duplicates are a note
-        runs, files, problems = res.traces.height, len(res.files), self.session.counts().load_problems
+        runs, files, total = res.traces.height, len(res.files), self.session.counts().load_problems
+        problems = len(dict.fromkeys(res.errors))  # this load's (a file read again is listed once, see Session)
         dup = skipped_runs(self.session.load_notices) - getattr(self, "_skipped_before", 0)
         runs = max(0, runs - dup)  # the runs this load added
         if res.cancelled:
@@ -528,8 +530,10 @@ class MainWindow(QMainWindow):
                 text += " " + self.tr("{n} runs were already loaded and were skipped.").format(n=dup)
             if problems:
                 text += " " + self.tr("{n} files or records could not be read (see Load problems).").format(n=problems)
+            if total != problems:
+                text += " " + self.tr("{n} load problems in all.").format(n=total)
             self.message_bar.show_message("warning" if problems else "success", text,
-                                          actions=[(self.tr("Show problems"), self.show_load_problems)] if problems else None)
+                                          actions=[(self.tr("Show problems"), self.show_load_problems)] if total else None)
         if self.session.selection.trace_id is None and self.session.traces.height:
             self.select_default_run()
 

@@ -85,6 +85,8 @@ def test_panel_can_be_enlarged_and_follows_new_entries(window: Any, qtbot: Any, 
     qtbot.waitUntil(lambda: tree.viewport().rect().intersects(tree.visualItemRect(last)), timeout=3000)
     n, status, summary = _problem_count_everywhere(w)
     assert n == 43 and status == "43 load problems" and summary.startswith("43 problems in 43 files")
+    last = w.message_bar.texts()[-1]  # this load's problems, and the total the status bar and the panel show
+    assert "40 files or records could not be read" in last and "43 load problems in all" in last
     w.load_problems.enlarge.click()  # back to its size
     ARTIFACTS.mkdir(exist_ok=True)
     w.grab().save(str(ARTIFACTS / "load_problems_panel.png"))

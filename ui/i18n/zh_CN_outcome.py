@@ -57,4 +57,5 @@ TRANSLATIONS: dict[str, str] = {
         "在 {f} 个文件中跳过了 {n} 个重复运行（不是问题：这些运行之前已加载）",
     "{n} duplicate runs skipped.": "跳过了 {n} 个重复运行。",
     "{n} runs were already loaded and were skipped.": "{n} 个运行之前已加载，已跳过。",
+    "{n} load problems in all.": "共有 {n} 个加载问题。",
 }
