@@ -286,6 +286,9 @@ class Workspace:
             db.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
             if read_only:
                 self._check_readable()
+                cols = {str(r[1]) for r in db.execute("PRAGMA table_info(annotations)").fetchall()}
+                if cols and "outcome" not in cols:  # a workspace older than version 5, read as it is
+                    self._READ_COLS = self._COLS.replace(", outcome", ", NULL AS outcome")
             else:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=FULL")
@@ -360,9 +363,11 @@ class Workspace:
                           status=r[6], timestamp=r[7], outcome=r[8])
 
     _COLS = "trace_id, step, author, category, tags, note, status, timestamp, outcome"
+    _READ_COLS = _COLS
+    """What reads select: an older file opened read-only (not migrated) has no ``outcome`` column."""
 
     def _get(self, key: Key) -> Annotation | None:
-        r = self._db.execute(f"SELECT {self._COLS} FROM annotations WHERE trace_id=? AND step=? AND author=?",
+        r = self._db.execute(f"SELECT {self._READ_COLS} FROM annotations WHERE trace_id=? AND step=? AND author=?",
                              key).fetchone()
         return self._row(r) if r else None
 
@@ -376,10 +381,10 @@ class Workspace:
         with self._lock:
             try:
                 if trace_id is None:
-                    rows = self._db.execute(f"SELECT {self._COLS} FROM annotations ORDER BY trace_id, step, author")
+                    rows = self._db.execute(f"SELECT {self._READ_COLS} FROM annotations ORDER BY trace_id, step, author")
                 else:
                     rows = self._db.execute(
-                        f"SELECT {self._COLS} FROM annotations WHERE trace_id=? ORDER BY step, author", (trace_id,))
+                        f"SELECT {self._READ_COLS} FROM annotations WHERE trace_id=? ORDER BY step, author", (trace_id,))
                 return [self._row(r) for r in rows.fetchall()]
             except sqlite3.Error as exc:
                 raise storage_error(self.path, exc, "read") from exc
@@ -539,6 +544,8 @@ class Workspace:
 
     def analyst_outcomes(self) -> dict[str, str]:
         """Run id -> the analyst's outcome; where analysts disagree the latest word counts."""
+        if self._READ_COLS != self._COLS:  # an older file read as it is: no analyst outcomes yet
+            return {}
         with self._lock:
             rows = self._db.execute("SELECT trace_id, outcome FROM annotations WHERE step = ? AND outcome IS NOT NULL "
                                     "ORDER BY timestamp", (RUN_LEVEL,)).fetchall()

@@ -110,6 +110,10 @@ def test_old_workspace_opens_and_gets_the_outcome_column(tmp_path: Path) -> None
     db.execute("UPDATE meta SET value='4' WHERE key='schema_version'")
     db.commit()
     db.close()
+    ro = Workspace(path, author="ana", read_only=True)  # read as it is, not migrated
+    assert ro.get("r1", None).category == "goal_drift" and ro.analyst_outcomes() == {}
+    assert ro.annotations_frame()["outcome"].to_list() == [None]
+    ro.close()
     ws = Workspace(path, author="ana")
     assert ws.get("r1", None).category == "goal_drift" and ws.get("r1", None).outcome is None
     row = ws._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
