@@ -273,6 +273,7 @@ class Session:
         """Corpus folders opened (:meth:`open_corpus`)."""
         self._on_disk: dict[str, tuple[Corpus, _OnDisk]] = {}  # corpus runs whose rows are still on disk
         self._corpus_analysis: set[str] = set()  # runs whose analysis row came from a corpus
+        self._corpus_runs: set[str] = set()  # runs opened from a corpus folder (never estimated: their steps stay on disk)
 
     @property
     def filter_text(self) -> str:
@@ -335,6 +336,7 @@ class Session:
         self.corpora = []
         self._on_disk = {}
         self._corpus_analysis = set()
+        self._corpus_runs = set()
         self._invalidate(traces=True)
         self.traces_changed.emit()
         self.load_errors_changed.emit()
@@ -398,6 +400,7 @@ class Session:
         rename: dict[str, str] = {}
         for tid, cid, src in added.select("trace_id", "_corpus_id", "source").iter_rows():
             self._on_disk[str(tid)] = (corpus, _OnDisk(str(cid), str(src)))
+            self._corpus_runs.add(str(tid))
             if tid != cid:
                 rename[str(cid)] = str(tid)
         if added.height:
@@ -555,11 +558,13 @@ class Session:
     def outcome_estimates(self) -> pl.DataFrame:
         """``trace_id``, ``outcome_p_failed`` of the runs without a recorded outcome (computed once per load).
 
-        Only runs whose steps are in memory are estimated: a corpus's runs still on disk are not
-        read for it (their outcome stays as recorded).
+        Runs opened from a corpus folder are not estimated: their steps stay on disk (their outcome
+        stays as recorded), whether or not a run was read since.
         """
         if self._cache.estimates is None:
-            self._cache.estimates = estimate_p_failed(self.traces, self.steps)
+            loaded = self.traces.filter(~pl.col("trace_id").is_in(pl.Series(sorted(self._corpus_runs),
+                                                                             dtype=pl.Utf8).implode()))
+            self._cache.estimates = estimate_p_failed(loaded, self.steps)
         return self._cache.estimates
 
     def effective_traces(self, trace_ids: Iterable[str] | None = None) -> pl.DataFrame:

@@ -191,7 +191,7 @@ def model_metrics(traces: pl.DataFrame, runs: pl.DataFrame | None = None,
                   annotations: pl.DataFrame | None = None, group_by: Sequence[str] = ("model",),
                   steps: pl.DataFrame | pl.LazyFrame | None = None, confidence: float = 0.95,
                   aliases: Mapping[str, str] | None = None,
-                  min_runs: int = DEFAULT_MIN_GROUP_RUNS) -> pl.DataFrame:
+                  min_runs: int = DEFAULT_MIN_GROUP_RUNS, estimates: pl.DataFrame | None = None) -> pl.DataFrame:
     """Model-selection metrics per group (one row per model, optionally per framework/family).
 
     Per group: run counts and the pass rate with its Wilson interval (unknown outcomes are
@@ -218,6 +218,8 @@ def model_metrics(traces: pl.DataFrame, runs: pl.DataFrame | None = None,
         confidence: Confidence level of the intervals.
         aliases: Model alias table (name -> group), e.g. from the workspace.
         min_runs: Minimum group size (below it a group is ``too_few_runs``).
+        estimates: Estimated P(failed) of runs without a recorded outcome (``trace_id``,
+            ``outcome_p_failed``); default: estimated here when ``steps`` is in memory.
 
     Returns:
         Frame with the columns of :func:`metric_columns`, sorted by the group columns with the
@@ -227,7 +229,9 @@ def model_metrics(traces: pl.DataFrame, runs: pl.DataFrame | None = None,
         ValueError: For an unknown grouping column.
     """
     specs = metric_columns(group_by)
-    traces = effective_outcomes(traces, annotations, in_memory_estimates(traces, steps))
+    if estimates is None:
+        estimates = in_memory_estimates(traces, steps)
+    traces = effective_outcomes(traces, annotations, estimates)  # the analyst's word, else recorded, else estimated
     base = traces.select("trace_id", "outcome", "outcome_source", "n_steps", *group_by)
     if "model" in group_by:
         base = apply_model_groups(base.with_columns(pl.col("model").alias("_raw_model")), aliases)

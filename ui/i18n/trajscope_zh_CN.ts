@@ -511,6 +511,10 @@
         <translation>轨迹中的名称：{names}</translation>
     </message>
     <message>
+        <source>{k} of these outcomes are estimates (no outcome recorded, none set by the analyst)</source>
+        <translation>其中 {k} 个结果是估计值（未记录结果，分析员也未设定）</translation>
+    </message>
+    <message>
         <source>Fewer than {n} runs: too uncertain to rank</source>
         <translation>少于 {n} 个运行：不确定性太大，不参与排名</translation>
     </message>

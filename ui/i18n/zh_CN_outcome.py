@@ -58,4 +58,6 @@ TRANSLATIONS: dict[str, str] = {
     "{n} duplicate runs skipped.": "跳过了 {n} 个重复运行。",
     "{n} runs were already loaded and were skipped.": "{n} 个运行之前已加载，已跳过。",
     "{n} load problems in all.": "共有 {n} 个加载问题。",
+    "{k} of these outcomes are estimates (no outcome recorded, none set by the analyst)":
+        "其中 {k} 个结果是估计值（未记录结果，分析员也未设定）",
 }
