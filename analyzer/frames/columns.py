@@ -98,6 +98,7 @@ ANNOTATION_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("status", pl.Utf8, "suggested | accepted | rejected | decisive."),
     ColumnSpec("author", pl.Utf8, "Analyst name from settings."),
     ColumnSpec("timestamp", pl.Utf8, "ISO-8601 time of the action."),
+    ColumnSpec("outcome", pl.Utf8, "The analyst's outcome of the run (run-level rows): failure | success | unknown."),
 )
 
 

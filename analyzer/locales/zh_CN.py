@@ -84,6 +84,7 @@ RATIONALE: dict[str, str] = {
     "run_succeeded": "运行成功",
     "outcome_unknown": "结果未记录：若运行失败，这是最可能的决定性步骤",
     "outcome_unknown_no_evidence": "结果未记录，且运行中没有任何失败迹象：仅当运行失败时，这才是最可能的决定性步骤",
+    "outcome_likely_failed": "结果未记录，据运行估计可能失败：若运行失败，这是最可能的决定性步骤",
     "run_no_steps": "运行没有步骤",
     "run_no_agent_steps": "运行没有智能体步骤（只有任务、上下文或工具输出）",
 }

@@ -28,6 +28,8 @@ from ui.i18n.labels import (
     category_description,
     category_title,
     outcome_label,
+    outcome_source_text,
+    run_outcome_label,
     status_label,
     tags_text,
 )
@@ -66,7 +68,7 @@ class Column:
 ANALYST_MARK = "✎"
 """Marks a decisive step or category the analyst set (it wins over the analysis)."""
 
-_SOURCE_OF = {"decisive_step": "decisive_source", "category": "label_source"}
+_SOURCE_OF = {"decisive_step": "decisive_source", "category": "label_source", "outcome": "outcome_source"}
 
 COLUMNS: tuple[Column, ...] = (
     # what the analyst reads first comes first: the run (its title), its outcome, the decisive step,
@@ -215,6 +217,14 @@ class RunsTableModel(QAbstractTableModel):
         if unsure and role == Qt.ItemDataRole.ForegroundRole:
             return QBrush(QColor(CANDIDATE))
         mine = self.by_analyst(row, col.key)
+        if col.key == "outcome" and role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            source = self._cell("outcome_source", row)
+            p = self._cell("outcome_p_failed", row)
+            if role == Qt.ItemDataRole.ToolTipRole:
+                said = outcome_source_text(source, self._cell("outcome_recorded", row), p)
+                return f"{run_outcome_label(value, source, p)}\n{said}" if source == "estimate" else said
+            text = run_outcome_label(value, source, p, compact=True)
+            return f"{text} {ANALYST_MARK}" if mine else text
         if role == Qt.ItemDataRole.DisplayRole:
             text = self._display(col.key, value)
             return f"{text} {ANALYST_MARK}".strip() if mine else text
@@ -233,6 +243,10 @@ class RunsTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DecorationRole and col.key == "category" and value:
             return swatch(CATEGORY_COLORS.get(value, "#BAB0AC"))
         return None
+
+    def _cell(self, key: str, row: int) -> Any:
+        """A value of the frame that may be absent (None then)."""
+        return self._values(key)[row] if key in self._frame.columns else None
 
     def by_analyst(self, row: int, key: str) -> bool:
         """True when the cell (decisive step or category) holds the analyst's label, not the pipeline's."""
