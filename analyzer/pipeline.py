@@ -41,6 +41,7 @@ from analyzer.jobs import (
     no_progress,
 )
 from analyzer.messages import Message
+from analyzer.outcome.effective import ESTIMATE
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.plugin_host.registry import PluginHost, default_host
 from analyzer.schema.findings import Finding
@@ -238,6 +239,11 @@ def analyze_run(
             report(phase, step, steps, candidates, fraction)
 
     traj = blind(trajectory)
+    # an estimated outcome is not evidence: the run is analysed as one whose outcome is not recorded,
+    # but a likely failed run gets its judge value curve and says it is likely failed
+    likely_failed = traj.outcome_source == ESTIMATE and traj.outcome == Outcome.FAILURE
+    if traj.outcome_source == ESTIMATE:
+        traj = traj.model_copy(update={"outcome": Outcome.UNKNOWN})
     judge = judge or _JudgeState(None)
     failed_or_unknown = traj.outcome != Outcome.SUCCESS
     settings: dict[str, Any] = {}
@@ -272,7 +278,7 @@ def analyze_run(
                         uncertain_below=ranker.params.uncertain_below,
                         uncertain_top=ranker.params.uncertain_top)
         if traj.outcome != Outcome.FAILURE and att.decisive_step is not None and att.explanation is not None:
-            hedge = outcome_note(findings, traj)
+            hedge = Message("outcome_likely_failed") if likely_failed else outcome_note(findings, traj)
             att.explanation = replace(att.explanation, tail=(*att.explanation.tail, hedge))
             att.rationale = att.explanation.render()
         strongest = max((f.score for f in findings if f.step == att.decisive_step), default=0.0)
@@ -296,7 +302,7 @@ def analyze_run(
                 tail = (*(att.explanation.tail if att.explanation else ()), JUDGE_CATEGORY)
                 att.explanation = explain(traj, att.decisive_step, att.category, findings, tail)
                 att.rationale = att.explanation.render()
-        if opts.judge_curve and judge.judge is not None and traj.outcome == Outcome.FAILURE:
+        if opts.judge_curve and judge.judge is not None and (traj.outcome == Outcome.FAILURE or likely_failed):
             j = judge.judge
 
             def curve_progress(done: int, total: int, message: str = "") -> None:

@@ -20,8 +20,12 @@ from analyzer.corpus.store import Corpus, part_path
 from analyzer.errors import LoadError
 from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import ANNOTATION_COLUMNS, FINDING_COLUMNS, STEP_COLUMNS, TRACE_COLUMNS
+from analyzer.frames.titles import with_titles
 from analyzer.loading.loader import LoadResult, RunRegistry
 from analyzer.metrics.labels import overlay_labels
+from analyzer.outcome.effective import ESTIMATE, effective_outcomes
+from analyzer.outcome.estimate import estimate_p_failed
+from analyzer.schema.outcome_source import FAILED_OUTCOMES
 
 ANALYST_STATUS_ORDER: tuple[str, ...] = ("decisive", "accepted", "rejected", "suggested")
 """Annotation statuses from most to least telling; a run shows the first one it has."""
@@ -164,7 +168,9 @@ def run_labels(annotations: pl.DataFrame) -> pl.DataFrame:
     rank = {s: i for i, s in enumerate(ANALYST_STATUS_ORDER)}
     tags: dict[str, set[str]] = {}
     status: dict[str, str] = {}
-    for row in annotations.select("trace_id", "category", "tags", "status").iter_rows(named=True):
+    for row in annotations.select("trace_id", "category", "tags", "note", "status").iter_rows(named=True):
+        if not (row["category"] or row["tags"] or row["note"]) and (row["status"] or "accepted") == "accepted":
+            continue  # a row that only carries the analyst's outcome is not a label
         tid = row["trace_id"]
         bag = tags.setdefault(tid, set())
         st = row["status"] or ""
@@ -182,26 +188,41 @@ def run_labels(annotations: pl.DataFrame) -> pl.DataFrame:
         schema=schema)
 
 
+def skipped_runs(notices: Iterable[LoadError]) -> int:
+    """Runs the duplicate notes stand for (each note's record says ``"3 runs"`` or ``"1 run"``)."""
+    n = 0
+    for e in notices:
+        head = (e.record or "").split(" ")[0].replace(",", "")
+        n += int(head) if head.isdigit() else 1
+    return n
+
+
 @dataclass(frozen=True)
 class SessionCounts:
     """Numbers shown in the status bar.
 
     Attributes:
         runs: Loaded runs.
-        failed: Runs whose outcome is failure.
+        failed: Runs whose (effective) outcome is failure: recorded, the analyst's or estimated.
+        failed_estimated: Of those, runs whose failure is an estimate ("likely failed").
+        unknown: Runs whose outcome is still unknown.
         tagged: Runs with at least one analyst tag or category.
         analysed: Runs with an analysis row.
         stale: Analysed runs whose analysis is from an older analysis version.
-        load_problems: Bad files or records.
+        load_problems: Bad files or records (duplicate runs skipped are notes, not counted).
+        duplicates: Runs skipped because they were already loaded.
         shown: Runs kept by the current filter.
     """
 
     runs: int = 0
     failed: int = 0
+    failed_estimated: int = 0
+    unknown: int = 0
     tagged: int = 0
     analysed: int = 0
     stale: int = 0
     load_problems: int = 0
+    duplicates: int = 0
     shown: int = 0
 
 
@@ -209,6 +230,7 @@ class SessionCounts:
 class _Cache:
     runs_view: pl.DataFrame | None = None
     filtered: pl.DataFrame | None = None
+    estimates: pl.DataFrame | None = None
 
 
 _TRACE_NAMES = [c.name for c in TRACE_COLUMNS]
@@ -245,6 +267,9 @@ class Session:
         self.traces: pl.DataFrame = empty_frame(TRACE_COLUMNS)
         self.steps: pl.DataFrame = empty_frame(STEP_COLUMNS)
         self.load_errors: list[LoadError] = []
+        """Files or records that could not be read (the load problems every count shows)."""
+        self.load_notices: list[LoadError] = []
+        """Runs skipped because they were already loaded, one grouped entry per file: notes, not problems."""
         self._registry = RunRegistry()
         self.analysis: AnalysisResult = AnalysisResult()
         self.stale: set[str] = set()
@@ -257,22 +282,24 @@ class Session:
         """Corpus folders opened (:meth:`open_corpus`)."""
         self._on_disk: dict[str, tuple[Corpus, _OnDisk]] = {}  # corpus runs whose rows are still on disk
         self._corpus_analysis: set[str] = set()  # runs whose analysis row came from a corpus
+        self._corpus_runs: set[str] = set()  # runs opened from a corpus folder (never estimated: their steps stay on disk)
 
     @property
     def filter_text(self) -> str:
         """Text part of the current filter."""
         return self.filter.text
 
-    def _invalidate(self) -> None:
-        self._cache = _Cache()
+    def _invalidate(self, traces: bool = False) -> None:
+        self._cache = _Cache(estimates=None if traces else self._cache.estimates)
 
     # -- data --------------------------------------------------------------
     def add_load_result(self, res: LoadResult) -> None:
         """Append what a (partial) load produced; runs already present are skipped.
 
         The loader's grouped de-duplication entries, and one grouped line per file for runs
-        this session already holds (the same record of the same source), are listed with the
-        load problems; a distinct run whose id is taken is kept under a distinct id.
+        this session already holds (the same record of the same source), are kept in
+        :attr:`load_notices` (notes, not problems); a distinct run whose id is taken is kept
+        under a distinct id.
         """
         notices = list(res.duplicates)
         if res.traces.height:
@@ -280,11 +307,13 @@ class Session:
             new_traces, new_steps = new
             self.traces = pl.concat([self.traces, new_traces], how="vertical_relaxed")
             self.steps = pl.concat([self.steps, new_steps], how="vertical_relaxed")
-            self._invalidate()
+            self._invalidate(traces=True)
             self.traces_changed.emit()
         if res.errors or notices:
-            self.load_errors.extend(res.errors)
-            self.load_errors.extend(notices)
+            # a file read again with the same problem is still one problem
+            known = set(self.load_errors)
+            self.load_errors.extend(e for e in dict.fromkeys(res.errors) if e not in known)
+            self.load_notices.extend(notices)
             self.load_errors_changed.emit()
 
     def _admit(self, res: LoadResult, notices: list[LoadError]) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -310,20 +339,23 @@ class Session:
         self.traces = empty_frame(TRACE_COLUMNS)
         self.steps = empty_frame(STEP_COLUMNS)
         self.load_errors = []
+        self.load_notices = []
         self.analysis = AnalysisResult()
         self.stale = set()
         self.corpora = []
         self._on_disk = {}
         self._corpus_analysis = set()
-        self._invalidate()
+        self._corpus_runs = set()
+        self._invalidate(traces=True)
         self.traces_changed.emit()
         self.load_errors_changed.emit()
         self.analysis_changed.emit()
         self.select(trace_ids=(), trace_id=None, steps=(), step=None, finding=None)
 
     def clear_load_errors(self) -> None:
-        """Forget the listed load problems."""
+        """Forget the listed load problems and notes."""
         self.load_errors = []
+        self.load_notices = []
         self.load_errors_changed.emit()
 
     def merge_analysis(self, result: AnalysisResult, stale: set[str] | frozenset[str] = frozenset()) -> None:
@@ -353,7 +385,7 @@ class Session:
 
         The runs pass the session's run registry like loaded files do: a run already held
         (the same record of the same source) is skipped as one grouped line per source file,
-        listed with the load problems.
+        kept in :attr:`load_notices`.
 
         The runs come sorted by source file path, each file's runs in record order: the same
         order on every machine (the corpus's partitions are named by hashes of absolute paths,
@@ -377,6 +409,7 @@ class Session:
         rename: dict[str, str] = {}
         for tid, cid, src in added.select("trace_id", "_corpus_id", "source").iter_rows():
             self._on_disk[str(tid)] = (corpus, _OnDisk(str(cid), str(src)))
+            self._corpus_runs.add(str(tid))
             if tid != cid:
                 rename[str(cid)] = str(tid)
         if added.height:
@@ -390,11 +423,11 @@ class Session:
                 if rows.height:
                     self.analysis = self.analysis.merge(AnalysisResult(runs=rows))
                     self._corpus_analysis |= {str(t) for t in rows["trace_id"].to_list()}
-            self._invalidate()
+            self._invalidate(traces=True)
             self.traces_changed.emit()
             self.analysis_changed.emit()
         if notices:
-            self.load_errors.extend(notices)
+            self.load_notices.extend(notices)
             self.load_errors_changed.emit()
         return added.height
 
@@ -531,8 +564,35 @@ class Session:
         f = self.analysis.findings.with_row_index("finding")
         return f.filter(pl.col("trace_id") == trace_id).sort(["step", "finding"])
 
+    def outcome_estimates(self) -> pl.DataFrame:
+        """``trace_id``, ``outcome_p_failed`` of the runs without a recorded outcome (computed once per load).
+
+        Runs opened from a corpus folder are not estimated: their steps stay on disk (their outcome
+        stays as recorded), whether or not a run was read since.
+        """
+        if self._cache.estimates is None:
+            loaded = self.traces.filter(~pl.col("trace_id").is_in(pl.Series(sorted(self._corpus_runs),
+                                                                             dtype=pl.Utf8).implode()))
+            self._cache.estimates = estimate_p_failed(loaded, self.steps)
+        return self._cache.estimates
+
+    def effective_traces(self, trace_ids: Iterable[str] | None = None) -> pl.DataFrame:
+        """Traces (TRACE_COLUMNS) with the effective outcome: the analyst's, else recorded, else estimated.
+
+        This is what an analysis is given, so attribution and the judge value curve work on runs
+        the analyst marked or the estimate calls likely failed (see :mod:`analyzer.outcome.effective`).
+        """
+        traces = self.traces
+        if trace_ids is not None:
+            traces = traces.filter(pl.col("trace_id").is_in(pl.Series([str(t) for t in trace_ids], dtype=pl.Utf8)
+                                                             .implode()))
+        return effective_outcomes(traces, self.annotations, self.outcome_estimates()).select(_TRACE_NAMES)
+
     def runs_view(self) -> pl.DataFrame:
         """Traces joined with their analysis row and analyst labels (what the runs table shows).
+
+        ``outcome`` is the effective outcome (:mod:`analyzer.outcome.effective`), with
+        ``outcome_source``, ``outcome_recorded``, ``outcome_analyst`` and ``outcome_p_failed``.
 
         Always has the TRACE_COLUMNS, the RUN_COLUMNS (null until analysed), ``tags``,
         ``analyst_status``, ``analysis_stale`` (True when the run's analysis is from an older
@@ -545,13 +605,14 @@ class Session:
             runs = self.analysis.runs
             if runs.height == 0:
                 runs = empty_frame(RUN_COLUMNS)
-            view = self.traces.join(runs.unique("trace_id", keep="last"), on="trace_id", how="left")
+            traces = effective_outcomes(self.traces, self.annotations, self.outcome_estimates())
+            view = traces.join(runs.unique("trace_id", keep="last"), on="trace_id", how="left")
             # the analyst's decisive step and category win (the same rules as traces.csv and the reports)
             view = overlay_labels(view, self.annotations, self.steps_scan(), self.step_values_scan())
             labels = run_labels(self.annotations)
             view = view.join(labels, on="trace_id", how="left")
-            self._cache.runs_view = view.with_columns(
-                pl.col("trace_id").is_in(list(self.stale)).alias("analysis_stale"))
+            self._cache.runs_view = with_titles(view.with_columns(
+                pl.col("trace_id").is_in(list(self.stale)).alias("analysis_stale")))
         return self._cache.runs_view
 
     def filtered_runs(self) -> pl.DataFrame:
@@ -578,12 +639,16 @@ class Session:
     def counts(self) -> SessionCounts:
         """Numbers for the status bar."""
         view = self.runs_view()
-        failed = int((view["outcome"] == "failure").sum()) if view.height else 0
+        failed = int(view["outcome"].is_in(list(FAILED_OUTCOMES)).sum()) if view.height else 0
+        estimated = int(((view["outcome"] == "failure") & (view["outcome_source"] == ESTIMATE)).sum()) \
+            if view.height else 0
+        unknown = int((view["outcome"] == "unknown").sum()) if view.height else 0
         tagged = int(view["tags"].is_not_null().sum()) if view.height else 0
         analysed = int(view["value_estimator"].is_not_null().sum()) if view.height else 0
         stale = int(view["analysis_stale"].sum()) if view.height else 0
-        return SessionCounts(runs=view.height, failed=failed, tagged=tagged, analysed=analysed, stale=stale,
-                             load_problems=len(self.load_errors), shown=self.filtered_runs().height)
+        return SessionCounts(runs=view.height, failed=failed, failed_estimated=estimated, unknown=unknown, tagged=tagged, analysed=analysed, stale=stale,
+                             load_problems=len(self.load_errors), duplicates=skipped_runs(self.load_notices),
+                             shown=self.filtered_runs().height)
 
     # -- selection -----------------------------------------------------------
     def select(self, **changes: object) -> None:

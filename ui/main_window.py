@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 from analyzer import __version__
 from analyzer.analysis.result import AnalysisResult, RunAnalysis
 from analyzer.loading.loader import LoadResult
-from analyzer.session import Session
+from analyzer.session import Session, skipped_runs
 from ui import settings as ui_settings
 from ui.actions.search import install_search
 from ui.actions.tagging import install_tagging
@@ -141,6 +141,7 @@ class MainWindow(QMainWindow):
                                         Qt.DockWidgetArea.LeftDockWidgetArea)
         self.splitDockWidget(self.runs_dock, self.problems_dock, Qt.Orientation.Vertical)
         self.problems_dock.hide()
+        self.load_problems.enlargeRequested.connect(self.enlarge_load_problems)
 
         self._build_status_bar()
         self._build_actions()
@@ -478,6 +479,8 @@ class MainWindow(QMainWindow):
         items = [p for p in items if p not in corpora]
         if not items:
             return None
+        # the banner names this load's duplicates and problems, and the total the status bar and panel show
+        self._skipped_before = skipped_runs(self.session.load_notices)
         if synchronous:
             from analyzer.loading import load
 
@@ -520,16 +523,24 @@ class MainWindow(QMainWindow):
         self.session.add_load_result(part)
 
     def _loaded(self, res: LoadResult, seconds: float) -> None:
-        runs, files, problems = res.traces.height, len(res.files), len(res.errors)
+        # the count is the session's, as in the status bar and the panel; duplicates are a note
+        runs, files, total = res.traces.height, len(res.files), self.session.counts().load_problems
+        problems = len(dict.fromkeys(res.errors))  # this load's (a file read again is listed once, see Session)
+        dup = skipped_runs(self.session.load_notices) - getattr(self, "_skipped_before", 0)
+        runs = max(0, runs - dup)  # the runs this load added
         if res.cancelled:
             text = self.tr("Loading cancelled: {runs} runs from {files} files were loaded.").format(runs=runs, files=files)
             self.message_bar.show_message("warning", text)
         else:
             text = self.tr("Loaded {runs} runs from {files} files.").format(runs=runs, files=files)
+            if dup:
+                text += " " + self.tr("{n} runs were already loaded and were skipped.").format(n=dup)
             if problems:
                 text += " " + self.tr("{n} files or records could not be read (see Load problems).").format(n=problems)
+            if total != problems:
+                text += " " + self.tr("{n} load problems in all.").format(n=total)
             self.message_bar.show_message("warning" if problems else "success", text,
-                                          actions=[(self.tr("Show problems"), self.show_load_problems)] if problems else None)
+                                          actions=[(self.tr("Show problems"), self.show_load_problems)] if total else None)
         if self.session.selection.trace_id is None and self.session.traces.height:
             self.select_default_run()
 
@@ -590,8 +601,7 @@ class MainWindow(QMainWindow):
         except ImportError as exc:
             self.show_error(self.tr("The analysis engine is not available in this installation."), repr(exc))
             return None
-        ids = pl.Series(trace_ids).implode()
-        traces = self.session.traces.filter(pl.col("trace_id").is_in(ids))
+        traces = self.session.effective_traces(trace_ids)  # the analyst's or estimated outcome counts
         steps = self.session.steps_for(trace_ids)
         use_judge, model = current_choice()
         use_embedder = ui_settings.get_str(EMBEDDER_KEY, "1") == "1"
@@ -631,11 +641,39 @@ class MainWindow(QMainWindow):
             self.message_bar.show_message("info", self.tr("No judge is chosen: pick one in Analysis ▸ Judge model."),
                                           actions=[(self.tr("Choose judge…"), self.choose_judge)])
             return None
+        why = self._judge_curve_blocker(tid)
+        if why is not None:
+            self.message_bar.show_message("info", why)
+            return None
         self._judge_curve_wanted = tid
         if self.jobs.running("judge_curve"):
             self.message_bar.show_message("info", self.tr("The judge value curve of this run starts when the current one ends."))
             return None
         return self._start_judge_curve(background=False)
+
+    def _judge_curve_blocker(self, tid: str) -> str | None:
+        """Why the judge value curve cannot run on this run (None: it can).
+
+        The curve is the judge's reading of a failed run: a run that failed (recorded, the
+        analyst's word, or likely failed by the estimate) has one; any other run says why not.
+        """
+        row = self.session.run_row(tid)
+        if row is None:
+            return self.tr("The selected run is no longer loaded.")
+        if not row.get("n_steps"):
+            return self.tr("This run has no steps, so there is no value curve to compute.")
+        outcome, source = row.get("outcome"), row.get("outcome_source")
+        if outcome == "failure":
+            return None
+        if outcome == "success" and source == "estimate":
+            return self.tr("The judge value curve reads failed runs. This run records no outcome and likely "
+                           "passed ({p}); if it failed, mark it with Shift+F and start the curve again.").format(
+                p=f"{1.0 - float(row.get('outcome_p_failed') or 0.0):.2f}")
+        if outcome == "success":
+            return self.tr("The judge value curve reads failed runs, and this run succeeded. If it failed, mark it "
+                           "with Shift+F and start the curve again.")
+        return self.tr("The judge value curve reads failed runs, and this run's outcome is unknown (nothing recorded, "
+                       "no estimate). Mark it as failed with Shift+F to compute its curve.")
 
     def _maybe_judge_curve(self, *_a: Any) -> None:
         """Opening a failed run computes the judge's value curve in the background (when the setting allows it)."""
@@ -663,7 +701,7 @@ class MainWindow(QMainWindow):
             return None
         self._judge_curve_done.add(tid)
         _use, model = current_choice()
-        traces = self.session.traces.filter(pl.col("trace_id") == tid)
+        traces = self.session.effective_traces((tid,))  # the analyst's or estimated outcome counts
         steps = self.session.steps_for((tid,))
         job = AnalyzeJob(traces, steps, use_judge=True, judge_choice=model,
                          use_embedder=ui_settings.get_str(EMBEDDER_KEY, "1") == "1", judge_curve=True,
@@ -743,7 +781,14 @@ class MainWindow(QMainWindow):
     def _update_counts(self) -> None:
         c = self.session.counts()
         self.count_runs.setText(self.tr("{n} runs").format(n=c.runs))
-        self.count_failed.setText(self.tr("{n} failed").format(n=c.failed))
+        if c.failed_estimated:
+            self.count_failed.setText(self.tr("{n} failed ({k} likely)").format(n=c.failed, k=c.failed_estimated))
+            self.count_failed.setToolTip(self.tr(
+                "{k} of the failed runs record no outcome: their failure is estimated from the run (likely failed); "
+                "Shift+F / Shift+S set an outcome").format(k=c.failed_estimated))
+        else:
+            self.count_failed.setText(self.tr("{n} failed").format(n=c.failed))
+            self.count_failed.setToolTip(self.tr("{n} runs have no known outcome").format(n=c.unknown) if c.unknown else "")
         self.count_tagged.setText(self.tr("{n} tagged").format(n=c.tagged))
         self.count_problems.setText(self.tr("{n} load problems").format(n=c.load_problems))
         self.count_problems.setStyleSheet("color: #D64545; font-weight: bold;" if c.load_problems else "")
@@ -751,13 +796,24 @@ class MainWindow(QMainWindow):
 
     def _on_load_errors(self) -> None:
         self._update_counts()
-        if self.session.load_errors:
-            self.problems_dock.show()
+        if self.session.load_errors and self.problems_dock.isHidden():
+            self.show_load_problems()
 
     def show_load_problems(self) -> None:
-        """Show the Load problems dock."""
+        """Show the Load problems dock (with room for several rows)."""
+        first = self.problems_dock.isHidden()
         self.problems_dock.show()
         self.problems_dock.raise_()
+        if first and not self.problems_dock.isFloating():
+            self.resizeDocks([self.problems_dock], [max(self.height() // 3, 240)], Qt.Orientation.Vertical)
+
+    def enlarge_load_problems(self, big: bool = True) -> None:
+        """Give the Load problems dock most of the window's height (``big``), or a third of it."""
+        self.show_load_problems()
+        if self.problems_dock.isFloating():
+            return
+        share = 0.7 if big else 1 / 3
+        self.resizeDocks([self.problems_dock], [int(self.height() * share)], Qt.Orientation.Vertical)
 
     def _update_actions(self, *_a: Any) -> None:
         has_runs = self.session.traces.height > 0

@@ -134,6 +134,8 @@ RATIONALE_MESSAGES: dict[str, str] = {
     "outcome_unknown": "outcome not recorded: the likeliest decisive step if the run failed",
     "outcome_unknown_no_evidence": "outcome not recorded and nothing in the run shows a failure: the likeliest "
                                    "decisive step only if it failed",
+    "outcome_likely_failed": "outcome not recorded, likely failed (estimated from the run): the likeliest decisive step "
+                             "if it failed",
     # runs without a decisive step
     "run_succeeded": "run succeeded",
     "run_no_steps": "run has no steps",

@@ -15,6 +15,7 @@ from analyzer.cli import (
     corpus_cmd,
     eval_cmd,
     import_cmd,
+    outcome_cmd,
     plugins_cmd,
     report_cmd,
     schema_cmd,
@@ -23,7 +24,8 @@ from analyzer.cli import (
 Register = Callable[[argparse._SubParsersAction], None]  # type: ignore[type-arg]
 
 _BUILTIN: list[Register] = [import_cmd.register, analyze_cmd.register, eval_cmd.register, report_cmd.register,
-                            schema_cmd.register, plugins_cmd.register, corpus_cmd.register]
+                            schema_cmd.register, plugins_cmd.register, corpus_cmd.register,
+                            outcome_cmd.register]
 
 
 def build_parser(extra: Sequence[Register] = ()) -> argparse.ArgumentParser:

@@ -24,6 +24,7 @@ from typing import Any
 import polars as pl
 
 from analyzer.cli.lang import add_lang_option, chosen_language, load_error_text
+from analyzer.schema.outcome_source import FAILED_OUTCOMES
 
 DEFAULT_OUT = Path("trajscope-analysis")
 
@@ -320,6 +321,12 @@ def run(args: argparse.Namespace) -> int:
         except WorkspaceError as exc:
             print(f"trajscope analyze: cannot use workspace {args.workspace}: {exc}", file=sys.stderr)
             return 2
+    from analyzer.outcome.effective import effective_outcomes
+    from analyzer.outcome.estimate import estimate_p_failed
+
+    # the analysis sees the effective outcome: the analyst's (workspace), else recorded, else estimated
+    given = effective_outcomes(res.traces, annotations, estimate_p_failed(res.traces, res.steps)).select(
+        res.traces.columns)
     try:
         with progress_bar(show, "analysing", eta=args.engine == "ray") as prog:
             options = AnalyzeOptions(judge_curve=args.judge_curve)
@@ -332,7 +339,7 @@ def run(args: argparse.Namespace) -> int:
                 result, line = ray_result
                 err.print(line, highlight=False, markup=False)
             elif ws is None:
-                result = analyze(res.traces, res.steps, judge=judge, embedder=embedder, progress=prog, ranker=ranker,
+                result = analyze(given, res.steps, judge=judge, embedder=embedder, progress=prog, ranker=ranker,
                                  options=options)
             else:
                 from analyzer.analysis.version import current_analysis_version
@@ -340,7 +347,7 @@ def run(args: argparse.Namespace) -> int:
 
                 version = current_analysis_version(getattr(judge, "model_id", None) if judge is not None else None,
                                                    ranker=ranker)
-                result, fresh = analyze_with_workspace(res.traces, res.steps, ws, version, analyze, judge=judge,
+                result, fresh = analyze_with_workspace(given, res.steps, ws, version, analyze, judge=judge,
                                                        embedder=embedder, progress=prog, options=options,
                                                        ranker=ranker)
                 err.print(f"{res.traces.height - fresh} runs read from {args.workspace}, {fresh} analysed now",
@@ -364,9 +371,12 @@ def run(args: argparse.Namespace) -> int:
             return 1
     if show:
         err.print(summary_table(res.traces, result))
-    failed = res.traces.filter(pl.col("outcome") == "failure").height if res.traces.height else 0
+    failed = given.filter(pl.col("outcome").is_in(list(FAILED_OUTCOMES))).height if given.height else 0
+    likely = given.filter((pl.col("outcome") == "failure") & (pl.col("outcome_source") == "estimate")).height \
+        if given.height else 0
     attributed = result.runs.filter(pl.col("decisive_step").is_not_null()).height if result.runs.height else 0
-    err.print(f"{res.traces.height} runs ({failed} failed, {attributed} attributed), "
+    said = f"{failed} failed ({likely} likely, estimated)" if likely else f"{failed} failed"
+    err.print(f"{res.traces.height} runs ({said}, {attributed} attributed), "
               f"{result.findings.height} findings; wrote {len(written)} files to {args.out}", highlight=False)
     if result.errors:
         err.print(f"{len(result.errors)} analysis problems (see the 'error' column of traces.csv):", highlight=False)

@@ -15,6 +15,7 @@ from analyzer.contrast.corpus import CONTRAST_COLUMNS
 from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS, ColumnSpec
 from analyzer.metrics.efficiency import EFFICIENCY_COLUMNS
 from analyzer.metrics.labels import LABEL_COLUMNS
+from analyzer.outcome.effective import OUTCOME_COLUMNS
 from analyzer.signals.columns import SIGNAL_RUN_COLUMNS
 
 TOP_K = 3
@@ -26,8 +27,11 @@ def _pick(specs: tuple[ColumnSpec, ...], *names: str) -> tuple[ColumnSpec, ...]:
     return tuple(by_name[n] for n in names)
 
 
-_TRACE_PART = _pick(TRACE_COLUMNS, "trace_id", "native_id", "model", "framework", "task_family", "task_key", "task",
-                    "outcome", "score", "n_steps", "n_errors", "tokens_total")
+_TRACE_PART = (*_pick(TRACE_COLUMNS, "trace_id", "native_id", "model", "framework", "task_family", "task_key", "task"),
+               replace(_pick(TRACE_COLUMNS, "outcome")[0], doc="Effective outcome: the analyst's, else the recorded "
+                       "one, else the estimate (success | failure | unknown; see outcome_source)."),
+               *OUTCOME_COLUMNS,
+               *_pick(TRACE_COLUMNS, "score", "n_steps", "n_errors", "tokens_total"))
 _LABEL_PART = _pick(LABEL_COLUMNS, "decisive_step", "decisive_agent", "category")
 _RUN_PART = (
     replace(_pick(RUN_COLUMNS, "confidence")[0], doc="Confidence 0-1 in the pipeline's decisive step."),

@@ -33,6 +33,7 @@ from analyzer.locales import finding_text, note_text, step_list_text
 from analyzer.metrics.columns import COUNT_PREFIX
 from analyzer.metrics.model_names import NAMES_SEPARATOR
 from analyzer.metrics.models import DEFAULT_MIN_GROUP_RUNS, model_metrics, rank_groups
+from analyzer.schema.outcome_source import DECIDED_OUTCOMES, FAILED_OUTCOMES
 from analyzer.taxonomy import CATEGORIES, CATEGORY_IDS
 
 if TYPE_CHECKING:
@@ -214,6 +215,8 @@ class RunView:
     problems: str
     uncertain_steps: list[int] = field(default_factory=list)
     uncertain_list: str = ""
+    outcome: str = ""
+    outcome_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -390,7 +393,7 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, resul
         model_rows = model_metrics(traces, result.runs if result is not None else None, annotations, steps=steps,
                                    aliases=aliases, min_runs=min_group_runs)
     metrics = rank_groups(model_rows, min_group_runs)
-    failed = table.filter(pl.col("outcome") == "failure")
+    failed = table.filter(pl.col("outcome").is_in(list(FAILED_OUTCOMES)))
     overall = {c: int(failed.filter(pl.col("category") == c).height) for c in CATEGORY_IDS}
     cats = _categories(overall, opts.lang)
     models = _model_views(metrics, cats)
@@ -408,7 +411,7 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, resul
         "models": metrics.height,
         "passes": int((table["outcome"] == "success").sum()),
         "failures": failed.height,
-        "unknown": table.height - int(table["outcome"].is_in(["success", "failure"]).fill_null(False).sum()),
+        "unknown": table.height - int(table["outcome"].is_in(list(DECIDED_OUTCOMES)).fill_null(False).sum()),
         "analysed": analysed,
         "attributed": int(failed["decisive_step"].is_not_null().sum()),
         "reviewed": failed.filter((pl.col("decisive_source") == "analyst")
@@ -589,6 +592,7 @@ def _run_views(shown: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, result: 
             drop_note=note_text(_str(row["drop_note"]), opts.lang),  # written for the analyst's step if set
             rationale=rationale_text(structured.get(tid), _str(row["rationale"]), opts.lang),
             source=f"{_str(row['source_file'])} [{_str(row['record'])}]" if row["source_file"] else "",
+            outcome=_str(row.get("outcome")), outcome_source=_str(row.get("outcome_source")),
             plot_uri=data_uri(plot), sparkline=sparkline(values),
             excerpt=_excerpt(st, values, decisive, row["largest_drop_step"], findings, opts, unsure),
             findings=findings, tags=[t for t in _str(row["tags"]).split(",") if t],

@@ -11,6 +11,8 @@ from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import ANNOTATION_COLUMNS, FINDING_COLUMNS, ColumnSpec, schema_of
 from analyzer.metrics.efficiency import efficiency_table
 from analyzer.metrics.labels import LABEL_COLUMNS, analyst_step_overrides, effective_labels
+from analyzer.outcome.effective import effective_outcomes
+from analyzer.outcome.estimate import in_memory_estimates
 
 
 def conform(df: pl.DataFrame, columns: tuple[ColumnSpec, ...]) -> pl.DataFrame:
@@ -59,6 +61,8 @@ def run_table(traces: pl.DataFrame, result: AnalysisResult | None = None,
         decisive step, ``decisive_uncertain`` is null and ``drop_note`` speaks of their step
         (:func:`analyzer.metrics.labels.analyst_step_overrides`).
     """
+    # the effective outcome (the analyst's, else recorded, else estimated from the steps)
+    traces = effective_outcomes(traces, annotations, in_memory_estimates(traces, steps))
     runs = result.runs if result is not None else empty_frame(())
     if "trace_id" not in runs.columns:
         runs = pl.DataFrame(schema={"trace_id": pl.Utf8})

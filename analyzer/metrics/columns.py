@@ -27,9 +27,12 @@ MODEL_METRIC_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("rank", pl.Int64, "Place by pass rate (1 = best; ties share a place) among the groups with at "
                "least 'min_group_runs' runs and a pass rate. Empty for groups with too few runs and for "
                "'(unknown)' (runs with no recorded model: not a model, so listed last and never ranked)."),
-    ColumnSpec("passes", pl.Int64, "Runs whose outcome is success."),
-    ColumnSpec("failures", pl.Int64, "Runs whose outcome is failure."),
+    ColumnSpec("passes", pl.Int64, "Runs whose outcome is success (recorded, the analyst's or estimated)."),
+    ColumnSpec("failures", pl.Int64, "Runs whose outcome is failure (recorded, the analyst's or estimated)."),
     ColumnSpec("unknown", pl.Int64, "Runs with an unknown outcome (left out of the pass rate)."),
+    ColumnSpec("estimated", pl.Int64, "Runs among passes and failures whose outcome is an estimate (no recorded "
+               "outcome, no analyst's word; see docs/outcome_estimate.md)."),
+    ColumnSpec("analyst_outcomes", pl.Int64, "Runs among passes, failures and unknown whose outcome the analyst set."),
     ColumnSpec("pass_rate", pl.Float64, "passes / (passes + failures)."),
     ColumnSpec("pass_rate_low", pl.Float64, "Wilson 95% CI, lower bound."),
     ColumnSpec("pass_rate_high", pl.Float64, "Wilson 95% CI, upper bound."),

@@ -21,6 +21,9 @@ from analyzer.metrics.model_names import NAMES_SEPARATOR, apply_model_groups
 from analyzer.metrics.reliability import horizon, step_reliability, survival_counts
 from analyzer.metrics.signal_metrics import signal_frame, signal_group_metrics
 from analyzer.metrics.stats import wilson_interval
+from analyzer.outcome.effective import ESTIMATE, effective_outcomes
+from analyzer.outcome.estimate import KNOWN, in_memory_estimates
+from analyzer.schema.outcome_source import DECIDED_OUTCOMES, FAILED_OUTCOMES
 from analyzer.taxonomy import CATEGORY_IDS
 
 UNKNOWN_GROUP = "(unknown)"
@@ -133,7 +136,7 @@ def _with_rank(metrics: pl.DataFrame, group_by: Sequence[str]) -> pl.DataFrame:
 def _group_metrics(rows: list[dict[str, Any]], confidence: float, min_runs: int) -> dict[str, Any]:
     outcomes = [r["outcome"] for r in rows]
     passes = outcomes.count("success")
-    failures = outcomes.count("failure")
+    failures = sum(outcomes.count(o) for o in FAILED_OUTCOMES)  # an errored run did not succeed
     known = passes + failures
     out: dict[str, Any] = {
         "runs": len(rows),
@@ -141,12 +144,14 @@ def _group_metrics(rows: list[dict[str, Any]], confidence: float, min_runs: int)
         "passes": passes,
         "failures": failures,
         "unknown": len(rows) - known,
+        "estimated": sum(1 for r in rows if r["outcome_source"] == ESTIMATE and r["outcome"] in KNOWN),
+        "analyst_outcomes": sum(1 for r in rows if r["outcome_source"] == ANALYST),
         "pass_rate": passes / known if known else None,
         "mean_steps": _mean([float(r["n_steps"]) for r in rows if r["n_steps"] is not None]),
     }
     if known:
         out["pass_rate_low"], out["pass_rate_high"] = wilson_interval(passes, known, confidence)
-    failed = [r for r in rows if r["outcome"] == "failure"]
+    failed = [r for r in rows if r["outcome"] in FAILED_OUTCOMES]
     attributed = [r for r in failed if r["decisive_step"] is not None]
     labelled = [r for r in failed if r["category"] is not None]
     out["attributed"] = len(attributed)
@@ -169,11 +174,11 @@ def _group_metrics(rows: list[dict[str, Any]], confidence: float, min_runs: int)
     out["decisive_step_mean"], out["decisive_step_median"] = _mean(abs_pos), _median(abs_pos)
     out["decisive_rel_mean"], out["decisive_rel_median"] = _mean(rel_pos), _median(rel_pos)
     out["mean_confidence"] = _mean([float(r["confidence"]) for r in failed if r["confidence"] is not None])
-    with_outcome = [r for r in rows if r["outcome"] in ("success", "failure")]
+    with_outcome = [r for r in rows if r["outcome"] in DECIDED_OUTCOMES]
     survived, fails = survival_counts(
         [int(r["n_steps"] or 0) for r in with_outcome],
         [r["decisive_step"] for r in with_outcome],
-        [r["outcome"] == "failure" for r in with_outcome],
+        [r["outcome"] in FAILED_OUTCOMES for r in with_outcome],
     )
     rel = step_reliability(survived, fails)
     out["steps_survived"], out["step_failures"], out["p_step"] = survived, fails, rel.p
@@ -187,7 +192,7 @@ def model_metrics(traces: pl.DataFrame, runs: pl.DataFrame | None = None,
                   annotations: pl.DataFrame | None = None, group_by: Sequence[str] = ("model",),
                   steps: pl.DataFrame | pl.LazyFrame | None = None, confidence: float = 0.95,
                   aliases: Mapping[str, str] | None = None,
-                  min_runs: int = DEFAULT_MIN_GROUP_RUNS) -> pl.DataFrame:
+                  min_runs: int = DEFAULT_MIN_GROUP_RUNS, estimates: pl.DataFrame | None = None) -> pl.DataFrame:
     """Model-selection metrics per group (one row per model, optionally per framework/family).
 
     Per group: run counts and the pass rate with its Wilson interval (unknown outcomes are
@@ -214,6 +219,8 @@ def model_metrics(traces: pl.DataFrame, runs: pl.DataFrame | None = None,
         confidence: Confidence level of the intervals.
         aliases: Model alias table (name -> group), e.g. from the workspace.
         min_runs: Minimum group size (below it a group is ``too_few_runs``).
+        estimates: Estimated P(failed) of runs without a recorded outcome (``trace_id``,
+            ``outcome_p_failed``); default: estimated here when ``steps`` is in memory.
 
     Returns:
         Frame with the columns of :func:`metric_columns`, sorted by the group columns with the
@@ -223,7 +230,10 @@ def model_metrics(traces: pl.DataFrame, runs: pl.DataFrame | None = None,
         ValueError: For an unknown grouping column.
     """
     specs = metric_columns(group_by)
-    base = traces.select("trace_id", "outcome", "n_steps", *group_by)
+    if estimates is None:
+        estimates = in_memory_estimates(traces, steps)
+    traces = effective_outcomes(traces, annotations, estimates)  # the analyst's word, else recorded, else estimated
+    base = traces.select("trace_id", "outcome", "outcome_source", "n_steps", *group_by)
     if "model" in group_by:
         base = apply_model_groups(base.with_columns(pl.col("model").alias("_raw_model")), aliases)
     if runs is not None and runs.height:

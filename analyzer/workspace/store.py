@@ -28,6 +28,10 @@ Rankers adapted to the analyst's labels (schema version 2) are kept as numbered 
 at most one is active, and none means the shipped weights. Activating another version or
 reverting to the shipped weights changes only the active flag, so the history stays.
 
+Outcomes the analyst set (schema version 5) sit on the run-level row (``step`` -1) in the
+``outcome`` column (``failure``, ``success`` or ``unknown``; NULL when the analyst did not say), so
+marking runs is an undoable action like tagging and travels with the JSONL export.
+
 Failure insights the analyst edited (schema version 4) are kept as run -> insight membership and
 insight names and recommendations (empty means "from the rules"). Saving them is one transaction; it is
 not on the undo stack of annotations.
@@ -53,8 +57,10 @@ from analyzer.taxonomy import CATEGORY_IDS
 from analyzer.workspace.faults import WorkspaceError as WorkspaceError
 from analyzer.workspace.faults import storage_error
 
-WORKSPACE_SCHEMA_VERSION = 4
+WORKSPACE_SCHEMA_VERSION = 5
 STATUSES = ("accepted", "rejected", "decisive")
+OUTCOMES = ("failure", "success", "unknown")
+"""Outcomes an analyst can give a run (``unknown`` says the file's outcome is not to be trusted)."""
 RUN_LEVEL = -1
 BUSY_TIMEOUT_S = 10.0
 """How long a write waits for another process's write lock before it fails (``WorkspaceError``)."""
@@ -124,6 +130,10 @@ _MIGRATIONS: dict[int, list[str]] = {
         )""",
         "CREATE INDEX insight_members_insight ON insight_members(insight_id)",
     ],
+    5: [
+        # the analyst's outcome of a run, on its run-level annotation row (NULL: not given)
+        "ALTER TABLE annotations ADD COLUMN outcome TEXT",
+    ],
 }
 
 
@@ -143,10 +153,12 @@ class Annotation:
     note: str = ""
     status: str = "accepted"
     timestamp: str = ""
+    outcome: str | None = None
 
     def is_empty(self) -> bool:
         """True when the row carries nothing worth keeping."""
-        return self.category is None and not self.tags and not self.note and self.status == "accepted"
+        return (self.category is None and not self.tags and not self.note and self.status == "accepted"
+                and self.outcome is None)
 
     def to_json(self) -> dict[str, Any]:
         """Plain dict for JSONL export."""
@@ -229,7 +241,7 @@ def _rebase(key: Key, current: Annotation | None, src: Annotation | None, dst: A
     empty = Annotation(trace_id=key[0], step=None if key[1] == RUN_LEVEL else key[1], author=key[2])
     base, s, d = current or empty, src or empty, dst or empty
     moved: dict[str, Any] = {}
-    for name in ("category", "note", "status"):
+    for name in ("category", "note", "status", "outcome"):
         if getattr(s, name) != getattr(d, name) and getattr(base, name) == getattr(s, name):
             moved[name] = getattr(d, name)
     dropped = set(s.tags) - set(d.tags)
@@ -274,6 +286,9 @@ class Workspace:
             db.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
             if read_only:
                 self._check_readable()
+                cols = {str(r[1]) for r in db.execute("PRAGMA table_info(annotations)").fetchall()}
+                if cols and "outcome" not in cols:  # a workspace older than version 5, read as it is
+                    self._READ_COLS = self._COLS.replace(", outcome", ", NULL AS outcome")
             else:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=FULL")
@@ -345,12 +360,14 @@ class Workspace:
         step = None if r[1] == RUN_LEVEL else int(r[1])
         tags = tuple(t for t in str(r[4]).split(",") if t)
         return Annotation(trace_id=r[0], step=step, author=r[2], category=r[3], tags=tags, note=r[5],
-                          status=r[6], timestamp=r[7])
+                          status=r[6], timestamp=r[7], outcome=r[8])
 
-    _COLS = "trace_id, step, author, category, tags, note, status, timestamp"
+    _COLS = "trace_id, step, author, category, tags, note, status, timestamp, outcome"
+    _READ_COLS = _COLS
+    """What reads select: an older file opened read-only (not migrated) has no ``outcome`` column."""
 
     def _get(self, key: Key) -> Annotation | None:
-        r = self._db.execute(f"SELECT {self._COLS} FROM annotations WHERE trace_id=? AND step=? AND author=?",
+        r = self._db.execute(f"SELECT {self._READ_COLS} FROM annotations WHERE trace_id=? AND step=? AND author=?",
                              key).fetchone()
         return self._row(r) if r else None
 
@@ -364,10 +381,10 @@ class Workspace:
         with self._lock:
             try:
                 if trace_id is None:
-                    rows = self._db.execute(f"SELECT {self._COLS} FROM annotations ORDER BY trace_id, step, author")
+                    rows = self._db.execute(f"SELECT {self._READ_COLS} FROM annotations ORDER BY trace_id, step, author")
                 else:
                     rows = self._db.execute(
-                        f"SELECT {self._COLS} FROM annotations WHERE trace_id=? ORDER BY step, author", (trace_id,))
+                        f"SELECT {self._READ_COLS} FROM annotations WHERE trace_id=? ORDER BY step, author", (trace_id,))
                 return [self._row(r) for r in rows.fetchall()]
             except sqlite3.Error as exc:
                 raise storage_error(self.path, exc, "read") from exc
@@ -425,9 +442,9 @@ class Workspace:
         if row is None or row.is_empty():
             self._db.execute("DELETE FROM annotations WHERE trace_id=? AND step=? AND author=?", key)
         else:
-            self._db.execute(f"INSERT OR REPLACE INTO annotations ({self._COLS}) VALUES (?,?,?,?,?,?,?,?)",
+            self._db.execute(f"INSERT OR REPLACE INTO annotations ({self._COLS}) VALUES (?,?,?,?,?,?,?,?,?)",
                              (key[0], key[1], key[2], row.category, ",".join(row.tags), row.note, row.status,
-                              row.timestamp or _now()))
+                              row.timestamp or _now(), row.outcome))
 
     def _run(self, label: str, compute: Callable[[], list[_Change]]) -> int:
         """Read, modify and write in one transaction; the action is undoable once it committed.
@@ -508,6 +525,31 @@ class Workspace:
     def set_note(self, target: Target, note: str, author: str | None = None) -> int:
         """Set the free-text note of a run/step."""
         return self._edit("Note", [target], lambda a: replace(a, note=note), author)
+
+    def set_outcome(self, trace_ids: Iterable[str], outcome: str | None, author: str | None = None) -> int:
+        """Give runs the analyst's outcome (None takes it back). One undoable action.
+
+        Args:
+            trace_ids: The runs.
+            outcome: ``failure``, ``success`` or ``unknown`` (:data:`OUTCOMES`), or None.
+            author: Who says so (default: this workspace's author).
+
+        Returns:
+            Number of rows changed.
+        """
+        if outcome is not None and outcome not in OUTCOMES:
+            raise WorkspaceError(f"unknown outcome {outcome!r}")
+        return self._edit(f"Outcome {outcome or 'clear'}", [(str(t), None) for t in trace_ids],
+                          lambda a: replace(a, outcome=outcome), author)
+
+    def analyst_outcomes(self) -> dict[str, str]:
+        """Run id -> the analyst's outcome; where analysts disagree the latest word counts."""
+        if self._READ_COLS != self._COLS:  # an older file read as it is: no analyst outcomes yet
+            return {}
+        with self._lock:
+            rows = self._db.execute("SELECT trace_id, outcome FROM annotations WHERE step = ? AND outcome IS NOT NULL "
+                                    "ORDER BY timestamp", (RUN_LEVEL,)).fetchall()
+        return {str(t): str(o) for t, o in rows}
 
     def mark_decisive(self, trace_id: str, step: int, category: str | None = None, author: str | None = None) -> int:
         """Make ``step`` the analyst's decisive step of the run (demotes any previous one)."""
@@ -790,11 +832,15 @@ class Workspace:
                 if status not in STATUSES:
                     raise ValueError(f"unknown status {status!r}")
                 step = d.get("step")
+                outcome = d.get("outcome")
+                if outcome is not None and (outcome not in OUTCOMES or (step is not None and step != RUN_LEVEL)):
+                    raise ValueError(f"unknown outcome {outcome!r}" if outcome not in OUTCOMES
+                                     else "an outcome belongs to a run, not a step")
                 incoming.append(Annotation(
                     trace_id=str(d["trace_id"]), step=None if step is None or step == RUN_LEVEL else int(step),
                     author=str(d.get("author") or "unknown"), category=cat,
                     tags=tuple(str(t) for t in (d.get("tags") or [])), note=str(d.get("note") or ""),
-                    status=status, timestamp=str(d.get("timestamp") or _now())))
+                    status=status, timestamp=str(d.get("timestamp") or _now()), outcome=outcome))
             except (orjson.JSONDecodeError, KeyError, ValueError, TypeError) as exc:
                 report.errors.append(f"{path} line {i}: {exc}")
 

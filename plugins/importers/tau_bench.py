@@ -30,6 +30,7 @@ from typing import Any
 from analyzer.import_messages import imsg, wrap
 from analyzer.loading.jsonio import (
     as_text,
+    finite_float,
     first_json_char,
     iter_records,
 )
@@ -37,6 +38,7 @@ from analyzer.loading.structure import JsonShape, KeyRule
 from analyzer.loading.task_key import source_task_key
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Trajectory
+from analyzer.schema.outcome_source import OutcomeSource
 from plugins.importers.chat import BadMessages, first_user_text, last_answer, messages_to_steps
 
 _CONSUMED = frozenset({"task_id", "reward", "info", "traj", "metadata"})
@@ -48,7 +50,7 @@ def _reward(value: Any) -> float | None:
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, (int, float)):
-        return float(value)
+        return finite_float(value)
     if isinstance(value, str):
         try:
             return float(value)
@@ -113,6 +115,7 @@ def to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory | Non
         framework="tau-bench",
         outcome=outcome,
         outcome_raw=None if raw_reward is None else str(raw_reward),
+        outcome_source=None if reward is None else str(OutcomeSource.TAU_BENCH_REWARD),
         score=reward,
         final_answer=last_answer(steps),
         ground_truth=as_text(outputs) if outputs else None,
@@ -220,6 +223,7 @@ def tau2_trajectory(sim: Any, record: str, info: Mapping[str, Any], tasks: Mappi
         framework="tau2-bench",
         outcome=outcome,
         outcome_raw=None if reward is None else str(rinfo.get("reward")),
+        outcome_source=None if reward is None else str(OutcomeSource.TAU_BENCH_REWARD),
         score=reward,
         final_answer=last_answer(steps),
         ground_truth="\n".join(str(c) for c in communicate) if isinstance(communicate, list) and communicate else None,
@@ -286,7 +290,7 @@ class TauBenchImporter:
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per result."""
-        for record, obj in iter_records(path, ctx, imsg("tau_shape")):
+        for record, obj in iter_records(path, ctx, imsg("tau_shape"), records=("", "simulations")):
             if _is_tau2(obj):
                 yield from tau2_runs(obj, record, ctx)
                 continue

@@ -178,7 +178,7 @@ def test_migration_from_schema_1_keeps_annotations(tmp_path: Path) -> None:
     ws = Workspace(path)
     assert ws.get("r1", 2, "ana") is not None
     version = ws._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0]
-    assert int(version) == WORKSPACE_SCHEMA_VERSION == 4
+    assert int(version) == WORKSPACE_SCHEMA_VERSION == 5
     assert load_results(ws, "v").result.runs.height == 0
     ws.close()
 

@@ -51,7 +51,7 @@ def test_filtering_and_sorting_100k_runs_in_polars(qtbot, app):
     session.set_filter(RunFilter(outcomes=("failure",), models=("o4-mini",)))
     w.bridge.flush()
     frame = panel.model.frame
-    assert frame.height == session.traces.filter((pl.col("outcome") == "failure") & (pl.col("model") == "o4-mini")).height
+    assert frame.height == session.runs_view().filter((pl.col("outcome") == "failure") & (pl.col("model") == "o4-mini")).height
     assert frame["n_steps"].is_sorted(descending=True)
     # multi-select across the big table
     panel.table.selectAll()

@@ -8,6 +8,8 @@
 - ``A`` / ``R``: accept / reject the judge's suggestion at the current finding or step (or,
   for runs, the suggested decisive step); in the tagging desk they act on the queue item;
 - ``T``: add a custom tag to the selection; Edit ▸ Tag all runs matching the filter;
+- ``Shift+F`` / ``Shift+S`` / ``Shift+U``: the selected runs failed / succeeded / have an unknown
+  outcome, in the analyst's word (Edit ▸ Outcome of the selected runs); counted everywhere;
 - ``Ctrl+Z`` / ``Ctrl+Shift+Z``: undo / redo (the Edit menu names the action);
 - File ▸ New/Open workspace, analyst name, annotation import/export, report export.
 
@@ -38,7 +40,7 @@ from analyzer.taxonomy import CATEGORIES
 from analyzer.workspace import Workspace, WorkspaceError
 from analyzer.workspace.store import Target
 from ui.dialogs.file_dialogs import FileDialog
-from ui.i18n.labels import category_title, tag_label
+from ui.i18n.labels import category_title, outcome_label, tag_label
 
 WORKSPACE_SUFFIX = ".trajscope"
 DEFAULT_WORKSPACE_NAME = "workspace" + WORKSPACE_SUFFIX
@@ -183,6 +185,15 @@ class TaggingController(QObject):
                                        self.tr("Reject the judge's suggestion at the current finding or step"), "actReject")
         self.act_add_tag = self._action(self.tr("Add custom &tag…"), self.add_tag_dialog, [QKeySequence("T")],
                                         self.tr("Add a custom tag to the selected steps or runs"), "actAddTag")
+        self.outcome_actions: dict[str, QAction] = {}
+        for outcome, key, text, tip in (
+                ("failure", "Shift+F", self.tr("&Failed"), self.tr("The selected runs failed (your word wins over the file's)")),
+                ("success", "Shift+S", self.tr("&Succeeded"), self.tr("The selected runs succeeded (your word wins over the file's)")),
+                ("unknown", "Shift+U", self.tr("&Unknown"), self.tr("The outcome of the selected runs is not known"))):
+            self.outcome_actions[outcome] = self._action(text, lambda o=outcome: self.set_outcome(o), [QKeySequence(key)],
+                                                         tip, f"actOutcome_{outcome}")
+        self.act_outcome_clear = self._action(self.tr("Use the &recorded outcome"), lambda: self.set_outcome(None), None,
+                                              self.tr("Take back your outcome of the selected runs"), "actOutcome_clear")
         self.filter_actions: dict[str, QAction] = {}
         for info in CATEGORIES:
             a = QAction(f"{info.key}  {category_title(info.id)}", self.window)
@@ -224,6 +235,12 @@ class TaggingController(QObject):
         self.edit_menu.addAction(self.act_accept)
         self.edit_menu.addAction(self.act_reject)
         self.edit_menu.addAction(self.act_add_tag)
+        outcome_menu = self.edit_menu.addMenu(self.tr("&Outcome of the selected runs"))
+        outcome_menu.setObjectName("outcomeMenu")
+        for a in self.outcome_actions.values():
+            outcome_menu.addAction(a)
+        outcome_menu.addSeparator()
+        outcome_menu.addAction(self.act_outcome_clear)
         self.edit_menu.addSeparator()
         self.filter_menu = self.edit_menu.addMenu(self.tr("Tag all runs &matching the filter as"))
         self.filter_menu.setObjectName("tagFilteredMenu")
@@ -577,6 +594,23 @@ class TaggingController(QObject):
         label = (self.tr("Rejected 1 suggestion") if len(targets) == 1
                  else self.tr("Rejected {n} suggestions").format(n=len(targets)))
         return self.commit(label, lambda ws: ws.reject(targets))
+
+    def set_outcome(self, outcome: str | None, trace_ids: list[str] | None = None) -> int | None:
+        """The analyst's outcome of the selected runs (or ``trace_ids``); None takes it back. Undoable."""
+        if trace_ids is None:
+            sel = self.session.selection
+            trace_ids = list(sel.trace_ids or ((sel.trace_id,) if sel.trace_id else ()))
+        if not trace_ids:
+            self.window.message_bar.show_message("info", self.tr("Select runs in the table first."))
+            return None
+        n = len(trace_ids)
+        runs = self.tr("1 run") if n == 1 else self.tr("{n} runs").format(n=n)
+        if outcome is None:
+            label = self.tr("{runs}: back to the recorded outcome").format(runs=runs)
+        else:
+            label = self.tr("{runs} marked as {outcome}").format(runs=runs, outcome=outcome_label(outcome))
+        ids = list(trace_ids)
+        return self.commit(label, lambda ws: ws.set_outcome(ids, outcome), undo_action=n > 1)
 
     def add_tag(self, targets: list[Target], tag: str) -> int | None:
         """Add a custom tag."""

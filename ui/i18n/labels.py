@@ -39,6 +39,7 @@ _CATEGORY_DESCRIPTIONS = (
 _OUTCOMES = {
     "success": QT_TRANSLATE_NOOP("Outcome", "success"),
     "failure": QT_TRANSLATE_NOOP("Outcome", "failure"),
+    "error": QT_TRANSLATE_NOOP("Outcome", "error"),
     "unknown": QT_TRANSLATE_NOOP("Outcome", "unknown"),
 }
 
@@ -97,6 +98,37 @@ def outcome_label(outcome: str | None) -> str:
     """Translated outcome."""
     src = _OUTCOMES.get(outcome or "unknown")
     return QCoreApplication.translate("Outcome", src) if src else (outcome or "")
+
+
+def run_outcome_label(outcome: str | None, source: str | None = None, p_failed: float | None = None,
+                      compact: bool = False) -> str:
+    """A run's effective outcome as shown: "likely failed (0.82)" when it is an estimate.
+
+    ``compact`` (the runs table's narrow column): "failed? 0.82" / "passed? 0.78".
+    """
+    if source == "estimate" and p_failed is not None and compact:
+        if outcome == "failure":
+            return QCoreApplication.translate("Outcome", "failed? {p}").format(p=f"{p_failed:.2f}")
+        return QCoreApplication.translate("Outcome", "passed? {p}").format(p=f"{1.0 - p_failed:.2f}")
+    if source == "estimate" and p_failed is not None:
+        if outcome == "failure":
+            return QCoreApplication.translate("Outcome", "likely failed ({p})").format(p=f"{p_failed:.2f}")
+        return QCoreApplication.translate("Outcome", "likely passed ({p})").format(p=f"{1.0 - p_failed:.2f}")
+    return outcome_label(outcome)
+
+
+def outcome_source_text(source: str | None, recorded: str | None = None, p_failed: float | None = None) -> str:
+    """Where a run's outcome comes from, in a sentence (tooltips, the inspector)."""
+    if source == "estimate" and p_failed is not None:
+        return QCoreApplication.translate(
+            "Outcome", "No outcome is recorded; estimated from the run's cues: P(failed) = {p}. "
+            "Shift+F / Shift+S set it.").format(p=f"{p_failed:.2f}")
+    if source == "analyst":
+        return QCoreApplication.translate("Outcome", "Set by the analyst; the file says: {recorded}").format(
+            recorded=outcome_label(recorded))
+    if source:
+        return QCoreApplication.translate("Outcome", "Recorded ({source})").format(source=source)
+    return QCoreApplication.translate("Outcome", "Not recorded; Shift+F / Shift+S / Shift+U set it.")
 
 
 def kind_label(kind: str | None) -> str:

@@ -543,6 +543,10 @@
         <translation>轨迹中的名称：{names}</translation>
     </message>
     <message>
+        <source>{k} of these outcomes are estimates (no outcome recorded, none set by the analyst)</source>
+        <translation>其中 {k} 个结果是估计值（未记录结果，分析员也未设定）</translation>
+    </message>
+    <message>
         <source>Fewer than {n} runs: too uncertain to rank</source>
         <translation>少于 {n} 个运行：不确定性太大，不参与排名</translation>
     </message>
@@ -1716,6 +1720,14 @@ Empty: back to the rule's suggestion.</source>
         <translation>清除列出的问题</translation>
     </message>
     <message>
+        <source>Enlarge</source>
+        <translation>放大</translation>
+    </message>
+    <message>
+        <source>Give the load problems most of the window's height (again: back to its size)</source>
+        <translation>让加载问题面板占据窗口的大部分高度（再次点击：恢复原大小）</translation>
+    </message>
+    <message>
         <source>File</source>
         <translation>文件</translation>
     </message>
@@ -1740,12 +1752,24 @@ Empty: back to the rule's suggestion.</source>
         <translation>（无）</translation>
     </message>
     <message>
+        <source>Already loaded</source>
+        <translation>已加载</translation>
+    </message>
+    <message>
+        <source>{n} duplicate runs skipped in {f} files (not a problem: the same runs were loaded before)</source>
+        <translation>在 {f} 个文件中跳过了 {n} 个重复运行（不是问题：这些运行之前已加载）</translation>
+    </message>
+    <message>
         <source>{n} problems in {f} files; the other files loaded.</source>
         <translation>{f} 个文件中有 {n} 个问题；其他文件已加载。</translation>
     </message>
     <message>
         <source>No load problems.</source>
         <translation>没有加载问题。</translation>
+    </message>
+    <message>
+        <source>{n} duplicate runs skipped.</source>
+        <translation>跳过了 {n} 个重复运行。</translation>
     </message>
     <message>
         <source>File: {v}</source>
@@ -1845,6 +1869,10 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>{where} is not valid JSON ({error})</source>
         <translation>{where}不是有效的 JSON（{error}）</translation>
+    </message>
+    <message>
+        <source>record is damaged JSON at bytes {start}-{end} ({error}); record skipped, the others are read</source>
+        <translation>记录在字节 {start}-{end} 处是损坏的 JSON（{error}）；已跳过该记录，其他记录照常读取</translation>
     </message>
     <message>
         <source>file is empty</source>
@@ -2238,8 +2266,16 @@ Empty: back to the rule's suggestion.</source>
         <translation>已从 {files} 个文件加载 {runs} 个运行。</translation>
     </message>
     <message>
+        <source>{n} runs were already loaded and were skipped.</source>
+        <translation>{n} 个运行之前已加载，已跳过。</translation>
+    </message>
+    <message>
         <source>{n} files or records could not be read (see Load problems).</source>
         <translation>{n} 个文件或记录无法读取（见“加载问题”）。</translation>
+    </message>
+    <message>
+        <source>{n} load problems in all.</source>
+        <translation>共有 {n} 个加载问题。</translation>
     </message>
     <message>
         <source>Show problems</source>
@@ -2264,6 +2300,26 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>Analysis failed: {msg}</source>
         <translation>分析失败：{msg}</translation>
+    </message>
+    <message>
+        <source>The selected run is no longer loaded.</source>
+        <translation>所选运行已不再加载。</translation>
+    </message>
+    <message>
+        <source>This run has no steps, so there is no value curve to compute.</source>
+        <translation>此运行没有步骤，因此无法计算价值曲线。</translation>
+    </message>
+    <message>
+        <source>The judge value curve reads failed runs. This run records no outcome and likely passed ({p}); if it failed, mark it with Shift+F and start the curve again.</source>
+        <translation>评审价值曲线只读取失败的运行。此运行没有记录结果，估计可能成功（{p}）；若它失败了，请按 Shift+F 标记后再次启动曲线。</translation>
+    </message>
+    <message>
+        <source>The judge value curve reads failed runs, and this run succeeded. If it failed, mark it with Shift+F and start the curve again.</source>
+        <translation>评审价值曲线只读取失败的运行，而此运行已成功。若它实际失败，请按 Shift+F 标记后再次启动曲线。</translation>
+    </message>
+    <message>
+        <source>The judge value curve reads failed runs, and this run's outcome is unknown (nothing recorded, no estimate). Mark it as failed with Shift+F to compute its curve.</source>
+        <translation>评审价值曲线只读取失败的运行，而此运行的结果未知（既无记录也无估计）。请按 Shift+F 标记为失败以计算其曲线。</translation>
     </message>
     <message>
         <source>The judge curve failed: {msg}</source>
@@ -2330,8 +2386,20 @@ Empty: back to the rule's suggestion.</source>
         <translation>{n} 个运行</translation>
     </message>
     <message>
+        <source>{n} failed ({k} likely)</source>
+        <translation>{n} 个失败（{k} 个为估计）</translation>
+    </message>
+    <message>
+        <source>{k} of the failed runs record no outcome: their failure is estimated from the run (likely failed); Shift+F / Shift+S set an outcome</source>
+        <translation>其中 {k} 个失败运行没有记录结果：失败是根据运行估计的（可能失败）；Shift+F / Shift+S 可设定结果</translation>
+    </message>
+    <message>
         <source>{n} failed</source>
         <translation>{n} 个失败</translation>
+    </message>
+    <message>
+        <source>{n} runs have no known outcome</source>
+        <translation>{n} 个运行的结果未知</translation>
     </message>
     <message>
         <source>{n} tagged</source>
@@ -2416,8 +2484,44 @@ Empty: back to the rule's suggestion.</source>
         <translation>失败</translation>
     </message>
     <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
         <source>unknown</source>
         <translation>未知</translation>
+    </message>
+    <message>
+        <source>failed? {p}</source>
+        <translation>失败? {p}</translation>
+    </message>
+    <message>
+        <source>passed? {p}</source>
+        <translation>通过? {p}</translation>
+    </message>
+    <message>
+        <source>likely failed ({p})</source>
+        <translation>可能失败（{p}）</translation>
+    </message>
+    <message>
+        <source>likely passed ({p})</source>
+        <translation>可能通过（{p}）</translation>
+    </message>
+    <message>
+        <source>No outcome is recorded; estimated from the run's cues: P(failed) = {p}. Shift+F / Shift+S set it.</source>
+        <translation>未记录结果；根据运行线索估计：P(失败) = {p}。Shift+F / Shift+S 可设定结果。</translation>
+    </message>
+    <message>
+        <source>Set by the analyst; the file says: {recorded}</source>
+        <translation>由分析员设定；文件记录为：{recorded}</translation>
+    </message>
+    <message>
+        <source>Recorded ({source})</source>
+        <translation>已记录（{source}）</translation>
+    </message>
+    <message>
+        <source>Not recorded; Shift+F / Shift+S / Shift+U set it.</source>
+        <translation>未记录；Shift+F / Shift+S / Shift+U 可设定结果。</translation>
     </message>
 </context>
 <context>
@@ -2705,6 +2809,10 @@ Empty: back to the rule's suggestion.</source>
         <translation>结果未记录，且运行中没有任何失败迹象：仅当运行失败时，这才是最可能的决定性步骤</translation>
     </message>
     <message>
+        <source>outcome not recorded, likely failed (estimated from the run): the likeliest decisive step if it failed</source>
+        <translation>结果未记录，据运行估计可能失败：若运行失败，这是最可能的决定性步骤</translation>
+    </message>
+    <message>
         <source>run has no steps</source>
         <translation>运行没有步骤</translation>
     </message>
@@ -2903,10 +3011,6 @@ Empty: back to the rule's suggestion.</source>
         <translation>结果</translation>
     </message>
     <message>
-        <source>success, failure or unknown</source>
-        <translation>成功、失败或未知</translation>
-    </message>
-    <message>
         <source>Steps</source>
         <translation>步骤数</translation>
     </message>
@@ -2917,6 +3021,18 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>Decisive</source>
         <translation>决定性步骤</translation>
+    </message>
+    <message>
+        <source>Title</source>
+        <translation>标题</translation>
+    </message>
+    <message>
+        <source>The task's first line, else the source's own id of the run</source>
+        <translation>任务的第一行；没有任务时为来源自带的运行 ID</translation>
+    </message>
+    <message>
+        <source>success, failure, error or unknown</source>
+        <translation>成功、失败、出错或未知</translation>
     </message>
     <message>
         <source>Predicted decisive step (0-based); “? a, b, c”: uncertain, no step stands out (the likeliest steps, best first)</source>
@@ -2953,6 +3069,14 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>Identity of the task across runs: the source's task, sample or instance id, else a hash of the task text (type it in the filter to see every run of the task)</source>
         <translation>任务在各运行间的标识：来源中的任务、样本或实例 ID，否则为任务文本的哈希（在筛选框中输入即可查看该任务的全部运行）</translation>
+    </message>
+    <message>
+        <source>Source file</source>
+        <translation>来源文件</translation>
+    </message>
+    <message>
+        <source>File the run was read from, relative to the folder the loaded files share (full path in the tooltip)</source>
+        <translation>读取该运行的文件，相对于所有已加载文件的共同文件夹（完整路径见提示）</translation>
     </message>
     <message>
         <source>? {steps}</source>
@@ -3460,6 +3584,38 @@ Analyst: {author}</source>
         <translation>为所选步骤或运行添加自定义标签</translation>
     </message>
     <message>
+        <source>&amp;Failed</source>
+        <translation>失败(&amp;F)</translation>
+    </message>
+    <message>
+        <source>The selected runs failed (your word wins over the file's)</source>
+        <translation>所选运行失败（你的判断优先于文件记录）</translation>
+    </message>
+    <message>
+        <source>&amp;Succeeded</source>
+        <translation>成功(&amp;S)</translation>
+    </message>
+    <message>
+        <source>The selected runs succeeded (your word wins over the file's)</source>
+        <translation>所选运行成功（你的判断优先于文件记录）</translation>
+    </message>
+    <message>
+        <source>&amp;Unknown</source>
+        <translation>未知(&amp;U)</translation>
+    </message>
+    <message>
+        <source>The outcome of the selected runs is not known</source>
+        <translation>所选运行的结果未知</translation>
+    </message>
+    <message>
+        <source>Use the &amp;recorded outcome</source>
+        <translation>使用记录的结果(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Take back your outcome of the selected runs</source>
+        <translation>撤回你为所选运行设定的结果</translation>
+    </message>
+    <message>
         <source>Review &amp;queue</source>
         <translation>审阅队列(&amp;Q)</translation>
     </message>
@@ -3522,6 +3678,10 @@ Analyst: {author}</source>
     <message>
         <source>Tag &amp;selection as</source>
         <translation>将所选项标注为(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Outcome of the selected runs</source>
+        <translation>所选运行的结果(&amp;O)</translation>
     </message>
     <message>
         <source>Tag all runs &amp;matching the filter as</source>
@@ -3602,6 +3762,18 @@ Analyst: {author}</source>
     <message>
         <source>Rejected {n} suggestions</source>
         <translation>已拒绝 {n} 条建议</translation>
+    </message>
+    <message>
+        <source>Select runs in the table first.</source>
+        <translation>请先在表格中选择运行。</translation>
+    </message>
+    <message>
+        <source>{runs}: back to the recorded outcome</source>
+        <translation>{runs}：恢复为记录的结果</translation>
+    </message>
+    <message>
+        <source>{runs} marked as {outcome}</source>
+        <translation>{runs} 已标记为{outcome}</translation>
     </message>
     <message>
         <source>Tag “{tag}” added to {targets}</source>

@@ -28,6 +28,8 @@ from ui.i18n.labels import (
     category_description,
     category_title,
     outcome_label,
+    outcome_source_text,
+    run_outcome_label,
     status_label,
     tags_text,
 )
@@ -66,15 +68,16 @@ class Column:
 ANALYST_MARK = "✎"
 """Marks a decisive step or category the analyst set (it wins over the analysis)."""
 
-_SOURCE_OF = {"decisive_step": "decisive_source", "category": "label_source"}
+_SOURCE_OF = {"decisive_step": "decisive_source", "category": "label_source", "outcome": "outcome_source"}
 
 COLUMNS: tuple[Column, ...] = (
-    # what the analyst reads first comes first: the run, its outcome, the decisive step, its
-    # category and the tags; the long task text last (the column chooser hides or moves any)
-    Column("trace_id", QT_TRANSLATE_NOOP("RunsTable", "Run"),
-           QT_TRANSLATE_NOOP("RunsTable", "Stable content-derived run id"), 100),
+    # what the analyst reads first comes first: the run (its title), its outcome, the decisive step,
+    # its category and the tags; the long task text, the run id and the source file last (the
+    # column chooser hides or moves any)
+    Column("title", QT_TRANSLATE_NOOP("RunsTable", "Title"),
+           QT_TRANSLATE_NOOP("RunsTable", "The task's first line, else the source's own id of the run"), 150),
     Column("outcome", QT_TRANSLATE_NOOP("RunsTable", "Outcome"),
-           QT_TRANSLATE_NOOP("RunsTable", "success, failure or unknown"), 74),
+           QT_TRANSLATE_NOOP("RunsTable", "success, failure, error or unknown"), 74),
     Column("decisive_step", QT_TRANSLATE_NOOP("RunsTable", "Decisive"),
            QT_TRANSLATE_NOOP("RunsTable", "Predicted decisive step (0-based); “? a, b, c”: uncertain, no step stands "
                              "out (the likeliest steps, best first)"), 70, numeric=True),
@@ -98,6 +101,11 @@ COLUMNS: tuple[Column, ...] = (
                              "else a hash of the task text (type it in the filter to see every run of the task)"), 110),
     Column("task", QT_TRANSLATE_NOOP("RunsTable", "Task"),
            QT_TRANSLATE_NOOP("RunsTable", "Task statement (full text in the tooltip)"), 200),
+    Column("trace_id", QT_TRANSLATE_NOOP("RunsTable", "Run"),
+           QT_TRANSLATE_NOOP("RunsTable", "Stable content-derived run id"), 100),
+    Column("source_name", QT_TRANSLATE_NOOP("RunsTable", "Source file"),
+           QT_TRANSLATE_NOOP("RunsTable", "File the run was read from, relative to the folder the loaded files share "
+                             "(full path in the tooltip)"), 180),
 )
 """Columns of the runs table in their default order."""
 
@@ -209,6 +217,14 @@ class RunsTableModel(QAbstractTableModel):
         if unsure and role == Qt.ItemDataRole.ForegroundRole:
             return QBrush(QColor(CANDIDATE))
         mine = self.by_analyst(row, col.key)
+        if col.key == "outcome" and role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            source = self._cell("outcome_source", row)
+            p = self._cell("outcome_p_failed", row)
+            if role == Qt.ItemDataRole.ToolTipRole:
+                said = outcome_source_text(source, self._cell("outcome_recorded", row), p)
+                return f"{run_outcome_label(value, source, p)}\n{said}" if source == "estimate" else said
+            text = run_outcome_label(value, source, p, compact=True)
+            return f"{text} {ANALYST_MARK}" if mine else text
         if role == Qt.ItemDataRole.DisplayRole:
             text = self._display(col.key, value)
             return f"{text} {ANALYST_MARK}".strip() if mine else text
@@ -227,6 +243,10 @@ class RunsTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DecorationRole and col.key == "category" and value:
             return swatch(CATEGORY_COLORS.get(value, "#BAB0AC"))
         return None
+
+    def _cell(self, key: str, row: int) -> Any:
+        """A value of the frame that may be absent (None then)."""
+        return self._values(key)[row] if key in self._frame.columns else None
 
     def by_analyst(self, row: int, key: str) -> bool:
         """True when the cell (decisive step or category) holds the analyst's label, not the pipeline's."""
@@ -277,8 +297,12 @@ class RunsTableModel(QAbstractTableModel):
             return QCoreApplication.translate(
                 "RunsTable", "Analysed by an older analysis version; Analysis ▸ Refresh stale analysis re-analyses it.") \
                 if value else None
-        if key == "trace_id":
+        if key in ("trace_id", "title"):
             src = self._values("source_file")[row] if "source_file" in self._frame.columns else None
             return f"{value}\n{src}" if src else str(value)
+        if key == "source_name" and "source_file" in self._frame.columns:
+            rec = self._values("record")[row] if "record" in self._frame.columns else None
+            src = str(self._values("source_file")[row] or value)
+            return f"{src} [{rec}]" if rec and rec != "$" else src
         text = str(value)
         return text if len(text) < 4000 else text[:4000] + "…"

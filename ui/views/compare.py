@@ -325,7 +325,8 @@ class ComparePanel(QWidget):
         findings = self.session.findings_scan().filter(pl.col("trace_id").is_in(ids))
         ann = self.session.annotations
         metrics = model_metrics(raw_traces, runs if runs.height else None, ann if ann.height else None,
-                                group_by=(g,), steps=steps, aliases=aliases, min_runs=min_runs)
+                                group_by=(g,), steps=steps, aliases=aliases, min_runs=min_runs,
+                                estimates=self.session.outcome_estimates())  # counted as in the status bar
         self.metrics = rank_groups(metrics, min_runs, group_by=(g,))
         self.all_groups = [str(x) for x in self.metrics[g].to_list()]
         known, unknown = split_unknown(self.metrics, (g,))  # "(unknown)" is not a group to rank or draw
@@ -516,6 +517,9 @@ class ComparePanel(QWidget):
                     if names and names != [tip]:
                         tip += "\n" + self.tr("Names in the traces: {names}").format(names=", ".join(names))
                     item.setToolTip(tip)
+                elif key in ("pass_rate", "failures") and row.get("estimated"):
+                    item.setToolTip(self.tr("{k} of these outcomes are estimates (no outcome recorded, none set by "
+                                            "the analyst)").format(k=row["estimated"]))
                 elif key == "too_few_runs" and row.get("too_few_runs"):
                     item.setForeground(QColor("#C77700"))
                     item.setToolTip(self.tr("Fewer than {n} runs: too uncertain to rank").format(n=self.min_box.value()))

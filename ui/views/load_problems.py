@@ -1,12 +1,18 @@
 """Load problems panel: one row per bad file or record, with the reason (never a modal dialog).
 
 The reason column wraps; the details view under the list shows the selected problem whole
-(file, record, importer and reason, selectable for copying).
+(file, record, importer and reason, selectable for copying). Runs skipped because they were
+already loaded are one grouped, grey note at the end (its files as children), not a problem: the
+count in the summary is the status bar's and the banner's. The list scrolls to each new problem,
+and **Enlarge** gives the panel most of the window's height (again: back to its size).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -23,11 +29,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from analyzer.session import Session
+from analyzer.session import Session, skipped_runs
 from ui.bridge import SessionBridge
 from ui.i18n.messages import reason_text
 
 REASON_COLUMN = 3
+MIN_VISIBLE_ROWS = 5
+"""Rows the list always has room for (the dock cannot be squeezed below them)."""
+NOTE_COLOR = "#8A8F98"
 
 
 class _WrappingDelegate(QStyledItemDelegate):
@@ -49,11 +58,18 @@ class _WrappingDelegate(QStyledItemDelegate):
 
 
 class LoadProblemsPanel(QWidget):
-    """Lists the session's load errors (file, record, importer, reason)."""
+    """Lists the session's load errors (file, record, importer, reason) and one note for duplicates.
+
+    Signals:
+        enlargeRequested(bool): The Enlarge button was toggled (True: give the panel more room).
+    """
+
+    enlargeRequested = Signal(bool)
 
     def __init__(self, session: Session, bridge: SessionBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
+        self._shown = 0
         self.summary = QLabel(self)
         self.summary.setObjectName("loadProblemsSummary")
         copy = QToolButton(self)
@@ -64,9 +80,15 @@ class LoadProblemsPanel(QWidget):
         clear.setText(self.tr("Clear"))
         clear.setToolTip(self.tr("Forget the listed problems"))
         clear.clicked.connect(session.clear_load_errors)
+        self.enlarge = QToolButton(self)
+        self.enlarge.setObjectName("loadProblemsEnlarge")
+        self.enlarge.setText(self.tr("Enlarge"))
+        self.enlarge.setCheckable(True)
+        self.enlarge.setToolTip(self.tr("Give the load problems most of the window's height (again: back to its size)"))
+        self.enlarge.toggled.connect(self.enlargeRequested.emit)
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("loadProblemsList")
-        self.tree.setRootIsDecorated(False)
+        self.tree.setRootIsDecorated(True)  # only the duplicates note has children
         self.tree.setAlternatingRowColors(True)
         self.tree.setUniformRowHeights(False)
         self.tree.setWordWrap(True)  # the reason wraps instead of being cut
@@ -76,15 +98,18 @@ class LoadProblemsPanel(QWidget):
         hh = self.tree.header()
         hh.setStretchLastSection(True)
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        hh.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        hh.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         hh.setSectionResizeMode(REASON_COLUMN, QHeaderView.ResizeMode.Stretch)  # the reason gets the room, and wraps in it
-        hh.resizeSection(0, 180)  # paths are elided in the middle; the details view shows them whole
+        # the file's name (its path in the tooltip and the details view), short record and importer
+        # columns: in a narrow dock the reason keeps most of the width, so a row stays a few lines tall
+        hh.resizeSection(0, 130)
+        hh.resizeSection(1, 56)
+        hh.resizeSection(2, 64)
         self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         hh.sectionResized.connect(lambda *_a: self.tree.doItemsLayout())  # wrapped rows take their new height
         top = QHBoxLayout()
         top.setContentsMargins(6, 4, 6, 0)
         top.addWidget(self.summary, 1)
+        top.addWidget(self.enlarge)
         top.addWidget(copy)
         top.addWidget(clear)
         lay = QVBoxLayout(self)
@@ -98,32 +123,66 @@ class LoadProblemsPanel(QWidget):
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(self.tree)
         split.addWidget(self.details)
-        split.setStretchFactor(0, 3)
+        split.setStretchFactor(0, 4)
         split.setStretchFactor(1, 1)
+        split.setCollapsible(0, False)
+        self.tree.setMinimumHeight(self.tree.fontMetrics().height() * (MIN_VISIBLE_ROWS + 2))
+        self.details.setMinimumHeight(self.details.fontMetrics().height() * 2)
+        self.summary.setWordWrap(True)
         lay.addLayout(top)
         lay.addWidget(split, 1)
         bridge.loadErrorsChanged.connect(self.refresh)
         self.refresh()
 
     def refresh(self) -> None:
-        """Re-list the problems."""
+        """Re-list the problems (and the duplicates note); scroll to the newest problem."""
         errors = self.session.load_errors
+        notices = self.session.load_notices
         self.tree.clear()
         items = []
         for i, e in enumerate(errors):
             reason = reason_text(e)
-            item = QTreeWidgetItem([e.file, e.record or "", e.importer or self.tr("(none)"), reason])
+            item = QTreeWidgetItem([Path(e.file).name or e.file, e.record or "", e.importer or self.tr("(none)"), reason])
             item.setToolTip(0, e.file)
             item.setToolTip(3, reason)
             item.setData(0, Qt.ItemDataRole.UserRole, i)
             items.append(item)
         self.tree.addTopLevelItems(items)
+        skipped = skipped_runs(notices)
+        if notices:
+            grey = QBrush(QColor(NOTE_COLOR))
+            note = QTreeWidgetItem([self.tr("Already loaded"), "", "", self.tr(
+                "{n} duplicate runs skipped in {f} files (not a problem: the same runs were loaded before)").format(
+                n=skipped, f=len({e.file for e in notices}))])
+            note.setData(0, Qt.ItemDataRole.UserRole, "notes")
+            for col in range(4):
+                note.setForeground(col, grey)
+            for j, e in enumerate(notices):
+                reason = reason_text(e)
+                child = QTreeWidgetItem([Path(e.file).name or e.file, e.record or "", e.importer or "", reason])
+                child.setToolTip(0, e.file)
+                child.setToolTip(3, reason)
+                child.setData(0, Qt.ItemDataRole.UserRole, f"note:{j}")
+                for col in range(4):
+                    child.setForeground(col, grey)
+                note.addChild(child)
+            self.tree.addTopLevelItem(note)
         self.details.clear()
         files = len({e.file for e in errors})
         if errors:
-            self.summary.setText(self.tr("{n} problems in {f} files; the other files loaded.").format(n=len(errors), f=files))
+            text = self.tr("{n} problems in {f} files; the other files loaded.").format(n=len(errors), f=files)
         else:
-            self.summary.setText(self.tr("No load problems."))
+            text = self.tr("No load problems.")
+        if skipped:
+            text += " " + self.tr("{n} duplicate runs skipped.").format(n=skipped)
+        self.summary.setText(text)
+        if len(errors) > self._shown and items:  # follow new entries
+            self.tree.scrollToItem(items[-1])
+        self._shown = len(errors)
+
+    def problem_count(self) -> int:
+        """Problems listed (the number the status bar and the banner show)."""
+        return len(self.session.load_errors)
 
     def show_details(self, item: QTreeWidgetItem | None) -> None:
         """Show one problem whole in the details view."""
@@ -132,6 +191,8 @@ class LoadProblemsPanel(QWidget):
             return
         i = item.data(0, Qt.ItemDataRole.UserRole)
         errors = self.session.load_errors
+        if isinstance(i, str) and i.startswith("note:"):  # one file of the duplicates note
+            errors, i = self.session.load_notices, int(i[5:])
         if not isinstance(i, int) or not 0 <= i < len(errors):
             self.details.clear()
             return
@@ -146,7 +207,9 @@ class LoadProblemsPanel(QWidget):
 
     def text(self) -> str:
         """Every problem as plain text, one per line."""
-        return "\n".join(str(e) for e in self.session.load_errors)
+        lines = [str(e) for e in self.session.load_errors]
+        lines += [f"note: {e}" for e in self.session.load_notices]
+        return "\n".join(lines)
 
     def copy_all(self) -> None:
         """Copy every problem to the clipboard."""

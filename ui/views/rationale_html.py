@@ -76,6 +76,7 @@ TEMPLATES: dict[str, str] = {
     "run_succeeded": QT_TRANSLATE_NOOP("Rationale", "run succeeded"),
     "outcome_unknown": QT_TRANSLATE_NOOP("Rationale", "outcome not recorded: the likeliest decisive step if the run failed"),
     "outcome_unknown_no_evidence": QT_TRANSLATE_NOOP("Rationale", "outcome not recorded and nothing in the run shows a failure: the likeliest decisive step only if it failed"),
+    "outcome_likely_failed": QT_TRANSLATE_NOOP("Rationale", "outcome not recorded, likely failed (estimated from the run): the likeliest decisive step if it failed"),
     "run_no_steps": QT_TRANSLATE_NOOP("Rationale", "run has no steps"),
     "run_no_agent_steps": QT_TRANSLATE_NOOP("Rationale", "run has no agent step (only the task, context or tool output)"),
 }

@@ -392,7 +392,9 @@ class TaggingDesk(QWidget):
         """Recompute the queue from the runs the table shows (keeps the current item if it is still there)."""
         cur = self.current
         runs = self.session.filtered_runs()
-        queued = runs.filter(pl.col("outcome").fill_null("unknown") != "success") if self.failed_only.isChecked() else runs
+        # an estimated success is still a run nobody said succeeded: it stays in the queue
+        passed = (pl.col("outcome").fill_null("unknown") == "success") & (pl.col("outcome_source").fill_null("") != "estimate")
+        queued = runs.filter(~passed) if self.failed_only.isChecked() else runs
         if self.informative.isChecked():
             queued = informative_first(queued)
         self.queue = build_queue(queued, self.session.analysis.findings, str(self.order_box.currentData()))

@@ -31,7 +31,7 @@ from analyzer.analysis.result import uncertain_steps
 from analyzer.insights.chains import run_chain
 from analyzer.session import Selection, Session
 from ui.bridge import SessionBridge
-from ui.i18n.labels import category_title, outcome_label
+from ui.i18n.labels import category_title, run_outcome_label
 from ui.models.steps_list import (
     StepListModel,
     analysis_fingerprint,
@@ -229,7 +229,7 @@ class TranscriptView(QWidget):
         if row.get("model"):
             parts.append(html.escape(str(row["model"])))
         parts.append(f"<span style='color:{OUTCOME_COLORS.get(outcome, '#8A8F98')}'><b>"
-                     f"{html.escape(outcome_label(outcome))}</b></span>")
+                     f"{html.escape(run_outcome_label(outcome, row.get('outcome_source'), row.get('outcome_p_failed')))}</b></span>")
         parts.append(html.escape(self.tr("{n} steps").format(n=row.get("n_steps") or 0)))
         unsure = uncertain_steps(row.get("decisive_uncertain"))
         # the analysis' own step and category here; the analyst's step follows as "analyst: step N"
