@@ -58,3 +58,19 @@ def test_every_sample_trace_has_a_key() -> None:
     assert with_task["task_key"].null_count() == 0
     inspect = res.traces.filter(pl.col("source_format").str.contains("inspect"))
     assert inspect.height and all(not str(k).startswith(TEXT_KEY_PREFIX) for k in inspect["task_key"].to_list())
+
+
+def test_run_filter_keeps_the_runs_of_a_task(tmp_path: Path) -> None:
+    from analyzer.contrast.synthetic import task_records
+    from analyzer.session import RunFilter, Session
+
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(task_records("bank", 4, 3, seed=8)), encoding="utf-8")
+    s = Session()
+    s.add_load_result(load([path], cache=None))
+    flt = RunFilter(task_keys=("tau-bench/bank:2",))
+    assert RunFilter.from_json(flt.to_json()) == flt
+    s.set_filter(flt)
+    assert s.filtered_runs()["task_key"].unique().to_list() == ["tau-bench/bank:2"]
+    s.set_filter(RunFilter(text="bank:3"))  # the filter text matches the key too
+    assert set(s.filtered_runs()["task_key"].to_list()) == {"tau-bench/bank:3"}

@@ -101,5 +101,10 @@ def test_compare_tab_lists_tasks(contrast_window: Any, qtbot: Any) -> None:
     assert t.rowCount() == w.session.traces["task_key"].n_unique()
     headers = [t.horizontalHeaderItem(i).text() for i in range(t.columnCount())]
     assert headers == ["Task", "Runs", "Successes", "Failures", "Models"]
+    t.selectRow(1)
+    key = t.item(1, 0).text()
+    w.compare._filter_task()  # right-click ▸ Show only this task's runs
+    assert w.session.filter.task_keys == (key,)
+    assert set(w.session.filtered_runs()["task_key"].to_list()) == {key}
     w.compare._contrast_task(0)
     assert w.tabs.currentWidget() is w.contrast
