@@ -252,6 +252,7 @@ class Session:
         """Corpus folders opened (:meth:`open_corpus`)."""
         self._on_disk: dict[str, tuple[Corpus, _OnDisk]] = {}  # corpus runs whose rows are still on disk
         self._corpus_analysis: set[str] = set()  # runs whose analysis row came from a corpus
+        self._titles_of: tuple[pl.DataFrame, pl.DataFrame] | None = None  # (traces, their titles)
 
     @property
     def filter_text(self) -> str:
@@ -529,7 +530,8 @@ class Session:
     def runs_view(self) -> pl.DataFrame:
         """Traces joined with their analysis row and analyst labels (what the runs table shows).
 
-        Always has the TRACE_COLUMNS, the RUN_COLUMNS (null until analysed), ``tags``,
+        Always has the TRACE_COLUMNS, ``title`` and ``source_name``
+        (:mod:`analyzer.frames.titles`), the RUN_COLUMNS (null until analysed), ``tags``,
         ``analyst_status``, ``analysis_stale`` (True when the run's analysis is from an older
         analysis version) and ``decisive_source``/``label_source``/``judge_decisive_step``/
         ``judge_category``: ``decisive_step``, ``decisive_agent`` and ``category`` are the
@@ -545,9 +547,17 @@ class Session:
             view = overlay_labels(view, self.annotations, self.steps_scan(), self.step_values_scan())
             labels = run_labels(self.annotations)
             view = view.join(labels, on="trace_id", how="left")
-            self._cache.runs_view = with_titles(view.with_columns(
-                pl.col("trace_id").is_in(list(self.stale)).alias("analysis_stale")))
+            view = view.join(self._titles(), on="trace_id", how="left", maintain_order="left")
+            self._cache.runs_view = view.with_columns(
+                pl.col("trace_id").is_in(list(self.stale)).alias("analysis_stale"))
         return self._cache.runs_view
+
+    def _titles(self) -> pl.DataFrame:
+        """``trace_id``, ``title``, ``source_name`` of the loaded runs (made once per traces frame, not per edit)."""
+        if self._titles_of is None or self._titles_of[0] is not self.traces:
+            cols = self.traces.select("trace_id", "native_id", "task", "source_file")
+            self._titles_of = (self.traces, with_titles(cols).select("trace_id", "title", "source_name"))
+        return self._titles_of[1]
 
     def filtered_runs(self) -> pl.DataFrame:
         """The runs view with the current filter applied."""

@@ -18,13 +18,14 @@ import polars as pl
 TITLE_CHARS = 100
 """Longest title (longer ones end in an ellipsis)."""
 
+_LOOK_CHARS = 4000  # a title is looked for in the task's head, not its whole (long) text
 _TAG_ONLY = re.compile(r"^\s*</?[A-Za-z_][\w.-]*(\s[^>]*)?>\s*$")
 _WORDY = re.compile(r"\w")
 
 
 def run_title(task: str | None, native_id: str | None, trace_id: str | None) -> str:
     """The title of one run (rule in the module docstring)."""
-    for line in (task or "").splitlines():
+    for line in (task or "")[:_LOOK_CHARS].splitlines():
         text = " ".join(line.split())
         if text and _WORDY.search(text) and not _TAG_ONLY.match(text):
             return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1].rstrip() + "…"
