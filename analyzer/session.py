@@ -54,7 +54,8 @@ class RunFilter:
 
     Attributes:
         text: Case-insensitive text searched in the task and in every step's text.
-        outcomes: Keep only these outcomes (empty: all).
+        outcomes: Keep only these outcomes (empty: all); ``failure`` keeps the ``error`` runs too
+            (they did not succeed either, and are counted as failed).
         models: Keep only these models (empty: all).
         categories: Keep only these decisive-failure categories (empty: all).
         tags: Keep runs carrying any of these tags (empty: all).
@@ -116,7 +117,8 @@ def filter_runs(runs: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, flt: Run
     """
     conds: list[pl.Expr] = []
     if flt.outcomes:
-        conds.append(pl.col("outcome").is_in(list(flt.outcomes)))
+        wanted = set(flt.outcomes) | (set(FAILED_OUTCOMES) if "failure" in flt.outcomes else set())
+        conds.append(pl.col("outcome").is_in(sorted(wanted)))
     if flt.models:
         conds.append(pl.col("model").is_in(list(flt.models)))
     if flt.categories:
@@ -183,7 +185,7 @@ class SessionCounts:
 
     Attributes:
         runs: Loaded runs.
-        failed: Runs whose outcome is failure.
+        failed: Runs whose outcome is failure or error.
         tagged: Runs with at least one analyst tag or category.
         analysed: Runs with an analysis row.
         stale: Analysed runs whose analysis is from an older analysis version.
