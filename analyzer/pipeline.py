@@ -28,6 +28,7 @@ from analyzer.attribution.rationale import JUDGE_CATEGORY, explain, simple
 from analyzer.attribution.value_curve import EVIDENCE_ESTIMATOR, drop_note, value_curve
 from analyzer.contrast.corpus import contrast_corpus
 from analyzer.detection.runner import DECISIVE_PHASE, STEPS_PHASE, run_detectors
+from analyzer.detection.text import is_decision
 from analyzer.errors import ModelUnavailable
 from analyzer.frames.build import trajectories_from_frames
 from analyzer.jobs import (
@@ -262,7 +263,8 @@ def analyze_run(
     if n and failed_or_unknown:
         judge_p: dict[int, float] | None = None
         top_k = opts.judge_top_k if opts.judge_top_k is not None else ranker.params.judge_top_k
-        if judge.judge is not None and top_k > 0 and ranker.params.judge_weight != 0.0:
+        decides = any(is_decision(s) for s in traj.steps)  # a run that errored before the agent acted has none
+        if judge.judge is not None and top_k > 0 and ranker.params.judge_weight != 0.0 and decides:
             top = [int(k) for k in np.argsort(-logits, kind="stable")[:top_k]]
             j = judge.judge
             tell("judge_candidates", None, n, tuple(top))
@@ -344,7 +346,7 @@ def _assemble(
             "value": values[i] if i < len(values) else None,
             "drop": drops[i] if i < len(drops) else None,
             "alignment": round(alignment[i], 6) if alignment is not None else None,
-            "candidate_score": round(float(probs[i]), 6) if att is not None else None,
+            "candidate_score": round(float(probs[i]), 6) if att is not None and att.candidates else None,
             "findings": ";".join(cats.get(i, [])) or None,
             "value_estimator": EVIDENCE_ESTIMATOR,
             "judge_value": judge_values[i] if judge_values is not None else None,

@@ -56,7 +56,8 @@ class RunFilter:
 
     Attributes:
         text: Case-insensitive text searched in the task, the task key, the run id and every step's text.
-        outcomes: Keep only these outcomes (empty: all).
+        outcomes: Keep only these outcomes (empty: all); ``failure`` keeps the ``error`` runs too
+            (they did not succeed either, and are counted as failed).
         models: Keep only these models (empty: all).
         categories: Keep only these decisive-failure categories (empty: all).
         tags: Keep runs carrying any of these tags (empty: all).
@@ -122,7 +123,8 @@ def filter_runs(runs: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, flt: Run
     """
     conds: list[pl.Expr] = []
     if flt.outcomes:
-        conds.append(pl.col("outcome").is_in(list(flt.outcomes)))
+        wanted = set(flt.outcomes) | (set(FAILED_OUTCOMES) if "failure" in flt.outcomes else set())
+        conds.append(pl.col("outcome").is_in(sorted(wanted)))
     if flt.models:
         conds.append(pl.col("model").is_in(list(flt.models)))
     if flt.categories:
@@ -203,7 +205,7 @@ class SessionCounts:
 
     Attributes:
         runs: Loaded runs.
-        failed: Runs whose (effective) outcome is failure: recorded, the analyst's or estimated.
+        failed: Runs whose (effective) outcome is failure or error: recorded, the analyst's or estimated.
         failed_estimated: Of those, runs whose failure is an estimate ("likely failed").
         unknown: Runs whose outcome is still unknown.
         tagged: Runs with at least one analyst tag or category.
@@ -283,6 +285,7 @@ class Session:
         self._on_disk: dict[str, tuple[Corpus, _OnDisk]] = {}  # corpus runs whose rows are still on disk
         self._corpus_analysis: set[str] = set()  # runs whose analysis row came from a corpus
         self._corpus_runs: set[str] = set()  # runs opened from a corpus folder (never estimated: their steps stay on disk)
+        self._titles_of: tuple[pl.DataFrame, pl.DataFrame] | None = None  # (traces, their titles)
 
     @property
     def filter_text(self) -> str:
@@ -594,7 +597,8 @@ class Session:
         ``outcome`` is the effective outcome (:mod:`analyzer.outcome.effective`), with
         ``outcome_source``, ``outcome_recorded``, ``outcome_analyst`` and ``outcome_p_failed``.
 
-        Always has the TRACE_COLUMNS, the RUN_COLUMNS (null until analysed), ``tags``,
+        Always has the TRACE_COLUMNS, ``title`` and ``source_name``
+        (:mod:`analyzer.frames.titles`), the RUN_COLUMNS (null until analysed), ``tags``,
         ``analyst_status``, ``analysis_stale`` (True when the run's analysis is from an older
         analysis version) and ``decisive_source``/``label_source``/``judge_decisive_step``/
         ``judge_category``: ``decisive_step``, ``decisive_agent`` and ``category`` are the
@@ -611,9 +615,17 @@ class Session:
             view = overlay_labels(view, self.annotations, self.steps_scan(), self.step_values_scan())
             labels = run_labels(self.annotations)
             view = view.join(labels, on="trace_id", how="left")
-            self._cache.runs_view = with_titles(view.with_columns(
-                pl.col("trace_id").is_in(list(self.stale)).alias("analysis_stale")))
+            view = view.join(self._titles(), on="trace_id", how="left", maintain_order="left")
+            self._cache.runs_view = view.with_columns(
+                pl.col("trace_id").is_in(list(self.stale)).alias("analysis_stale"))
         return self._cache.runs_view
+
+    def _titles(self) -> pl.DataFrame:
+        """``trace_id``, ``title``, ``source_name`` of the loaded runs (made once per traces frame, not per edit)."""
+        if self._titles_of is None or self._titles_of[0] is not self.traces:
+            cols = self.traces.select("trace_id", "native_id", "task", "source_file")
+            self._titles_of = (self.traces, with_titles(cols).select("trace_id", "title", "source_name"))
+        return self._titles_of[1]
 
     def filtered_runs(self) -> pl.DataFrame:
         """The runs view with the current filter applied."""

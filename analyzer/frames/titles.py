@@ -18,16 +18,24 @@ import polars as pl
 TITLE_CHARS = 100
 """Longest title (longer ones end in an ellipsis)."""
 
+_LOOK_CHARS = 4000  # a title is looked for in the task's head, not its whole (long) text
 _TAG_ONLY = re.compile(r"^\s*</?[A-Za-z_][\w.-]*(\s[^>]*)?>\s*$")
 _WORDY = re.compile(r"\w")
 
 
 def run_title(task: str | None, native_id: str | None, trace_id: str | None) -> str:
     """The title of one run (rule in the module docstring)."""
-    for line in (task or "").splitlines():
-        text = " ".join(line.split())
-        if text and _WORDY.search(text) and not _TAG_ONLY.match(text):
-            return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1].rstrip() + "…"
+    text = task or ""
+    start = 0
+    while start < min(len(text), _LOOK_CHARS):
+        end = text.find("\n", start)
+        stop = len(text) if end < 0 else end
+        line = " ".join(text[start: min(stop, start + 4 * TITLE_CHARS)].split())
+        if line and _WORDY.search(line) and not _TAG_ONLY.match(line):
+            return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+        if end < 0:
+            break
+        start = end + 1
     if native_id:
         return str(native_id)
     return str(trace_id or "")[:12]
@@ -35,19 +43,19 @@ def run_title(task: str | None, native_id: str | None, trace_id: str | None) -> 
 
 def source_names(paths: list[str | None]) -> list[str | None]:
     """Each path relative to the folder all of them share (the file name for a single file)."""
-    real = sorted({p for p in paths if p})
+    real = {p for p in paths if p}
     if not real:
         return list(paths)
-    if len(real) == 1:
-        base = os.path.dirname(real[0])
-    else:
-        try:
-            base = os.path.commonpath(real)
-        except ValueError:  # different drives
-            base = ""
-        if base in real:  # one file is the prefix of all (cannot happen for files; kept safe)
-            base = os.path.dirname(base)
-    return [os.path.relpath(p, base) if p and base else p for p in paths]
+    folders = {os.path.dirname(p) for p in real}
+    try:
+        base = os.path.commonpath(list(folders)) if len(folders) > 1 else next(iter(folders))
+    except ValueError:  # different drives, or absolute and relative paths mixed
+        return list(paths)
+    if not base:
+        return list(paths)
+    prefix = base.rstrip(os.sep) + os.sep
+    cut = len(prefix)
+    return [p[cut:] if p and p.startswith(prefix) else p for p in paths]
 
 
 def with_titles(frame: pl.DataFrame) -> pl.DataFrame:

@@ -21,6 +21,7 @@ from analyzer import guard
 from analyzer.errors import ImportFailure, LoadError, PluginError
 from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS
+from analyzer.import_messages import imsg
 from analyzer.jobs import CancelToken, NeverCancel, Progress, no_progress
 from analyzer.loading.cache import ParsedCache, file_digest, importer_stamp
 from analyzer.loading.compressed import inflate_to, inner_name
@@ -331,7 +332,19 @@ def _what_it_is(path: Path, opened: bool) -> Message | None:
 
 def _read_compressed(part: LoadResult, path: Path, opened: bool, host: PluginHost, reader: _Reader,
                      cancel: CancelToken, cache: ParsedCache | None, importer: str | None) -> None:
-    """Read ``x.json.gz`` (``.bz2``, ``.xz``, ``.zst``) as ``x.json`` (see :mod:`analyzer.loading.compressed`)."""
+    """Read ``x.json.gz`` (``.bz2``, ``.xz``, ``.zst``) as ``x.json`` (see :mod:`analyzer.loading.compressed`).
+
+    Only a file whose inner name an importer reads is inflated (a folder's ``access.log.gz`` is
+    skipped as ``access.log`` would be, without inflating it).
+    """
+    inner = path.with_name(inner_name(path) or path.name)
+    if not importer and not any(s.matches(inner) or s.is_sidecar(inner) for s in host.importers()):
+        if opened:
+            part.errors.append(LoadError.of(str(path), None, None,
+                                            imsg("not_a_trace_kind", suffix=inner.suffix or inner.name)))
+        else:
+            part.skipped.append(str(path))
+        return
     with tempfile.TemporaryDirectory(prefix="trajscope-inflate-") as tmp:
         try:
             plain = inflate_to(path, Path(tmp), reader.limits, lambda: cancel.cancelled)

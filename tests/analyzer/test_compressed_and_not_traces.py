@@ -121,3 +121,12 @@ def test_import_exits_1_when_no_run_was_loaded(tmp_path: Path, capsys: pytest.Ca
     assert main(["import", "--no-cache", str(readme_only)]) == 1
     assert "no run was loaded" in capsys.readouterr().err
     assert main(["import", "--no-cache", str(SAMPLE)]) == 0
+
+
+def test_a_compressed_file_no_importer_reads_is_not_inflated(tmp_path: Path) -> None:
+    log = tmp_path / "access.log.gz"
+    log.write_bytes(gzip.compress(b"GET / 200\n" * 1000))
+    quiet = load([tmp_path], cache=None)  # in a folder: skipped, as access.log would be
+    assert quiet.errors == [] and quiet.skipped == [str(log)]
+    opened = load([log], cache=None)  # opened on its own: named
+    assert "no importer takes .log files" in opened.errors[0].reason

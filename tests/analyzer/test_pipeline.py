@@ -22,7 +22,7 @@ from analyzer.jobs import CancelFlag
 from analyzer.loading import LoadResult, load
 from analyzer.pipeline import AnalyzeOptions, analyze, blind
 from analyzer.plugin_host import PluginHost, default_host
-from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
+from analyzer.schema.models import AGENT_DECISION_KINDS, Outcome, Role, Step, StepKind, Trajectory
 from analyzer.taxonomy import CATEGORY_IDS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,7 +149,12 @@ def test_judge_reranks_top_candidates_of_failed_runs_only(samples: LoadResult) -
     plain = analyze(samples.traces, samples.steps)
     res = analyze(samples.traces, samples.steps, judge=judge, ranker=_ranker_with_judge(5.0, 2),
                   options=AnalyzeOptions(judge_classify="always", judge_curve=True))
-    failed = samples.traces.filter(pl.col("outcome") != "success")["trace_id"].to_list()
+    # runs that did not succeed and where the agent decided something (a Harbor trial that errored
+    # before the agent acted has only its exception: nothing for the judge to rank)
+    acted = samples.steps.filter(pl.col("kind").is_in([str(k) for k in AGENT_DECISION_KINDS]))["trace_id"].unique()
+    failed = samples.traces.filter((pl.col("outcome") != "success") & pl.col("trace_id").is_in(acted.implode()))[
+        "trace_id"].to_list()
+    assert samples.traces.filter(pl.col("outcome") == "error").height == 1
     assert sorted(c[0] for c in judge.candidate_calls) == sorted(failed)
     assert all(len(steps) == 2 for _, steps in judge.candidate_calls)
     by_id = dict(judge.candidate_calls)

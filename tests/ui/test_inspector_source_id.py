@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
+
 from analyzer.loading import load
 from analyzer.session import Session
 
@@ -64,3 +66,16 @@ def test_outcome_source_is_shown_for_a_run(qtbot, app) -> None:  # type: ignore[
     assert "error" in text
     ARTIFACTS.mkdir(exist_ok=True)
     pane.grab().save(str(ARTIFACTS / "inspector_outcome_source.png"))
+
+
+def test_failed_verifier_tests_are_shown_on_the_run(qtbot, app) -> None:  # type: ignore[no-untyped-def]
+    session = Session()
+    session.add_load_result(load([ROOT / "sample_traces" / "harbor_job"], cache=None))
+    tid = session.traces.filter(pl.col("task").str.starts_with("The backup job"))["trace_id"][0]
+    pane = _pane(qtbot, app, session)
+    session.select(trace_id=tid)
+    pane.refresh()
+    text = pane.browser.toPlainText()
+    assert "Failed tests\n2 of 3" in text
+    assert "tests/test_outputs.py::test_entry_has_user_field" in text
+    pane.grab().save(str(ARTIFACTS / "inspector_failed_tests.png"))

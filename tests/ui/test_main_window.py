@@ -169,7 +169,7 @@ def test_filter_and_sort_runs_table(loaded, qtbot):
     bar.more.setChecked(True)
     bar.outcome.setCurrentIndex(bar.outcome.findData("failure"))
     qtbot.waitUntil(lambda: panel.model.rowCount() == w.session.counts().failed, timeout=3000)
-    assert set(panel.model.frame["outcome"].to_list()) == {"failure"}
+    assert set(panel.model.frame["outcome"].to_list()) == {"failure", "error"}  # an errored run did not succeed either
     # sort by steps, descending, in polars
     panel.sort_by("n_steps", descending=True)
     w.bridge.flush()

@@ -1387,6 +1387,14 @@ Empty: back to the rule's suggestion.</source>
         <translation>结果</translation>
     </message>
     <message>
+        <source>Failed tests</source>
+        <translation>未通过的测试</translation>
+    </message>
+    <message>
+        <source>{failed} of {total}</source>
+        <translation>{total} 个中 {failed} 个</translation>
+    </message>
+    <message>
         <source>Model</source>
         <translation>模型</translation>
     </message>

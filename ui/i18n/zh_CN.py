@@ -357,6 +357,8 @@ TRANSLATIONS: dict[str, str] = {
     "failure": "失败",
     "unknown": "未知",
     "Outcome from": "结果来源",
+    "Failed tests": "未通过的测试",
+    "{failed} of {total}": "{total} 个中 {failed} 个",
     "user": "用户",
     "system": "系统",
     "thought": "思考",

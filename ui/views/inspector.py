@@ -193,6 +193,13 @@ class InspectorPane(QWidget):
                              + (f" &nbsp;({_e(L['score'])} {_e(r['score'])})" if r.get("score") is not None else "")
                              + f"<br><span class='muted'>{_e(outcome_source_text(r.get('outcome_source'), r.get('outcome_recorded'), r.get('outcome_p_failed')))}"
                              + (f" ({_e(r['outcome_raw'])})" if r.get('outcome_raw') else '') + "</span>"))
+        tests = _failed_tests(r.get("metadata_json"))
+        if tests is not None:
+            failed, total, names = tests
+            shown = "<br>".join(_e(n) for n in names[:8]) + ("<br>…" if len(names) > 8 else "")
+            out.append(self._row(self.tr("Failed tests"),
+                                 _e(self.tr("{failed} of {total}").format(failed=failed, total=total))
+                                 + (f"<br><span class='muted'>{shown}</span>" if shown else "")))
         for key, label in (("model", self.tr("Model")), ("framework", self.tr("Framework")),
                            ("task_family", self.tr("Task family")), ("source_format", self.tr("Format"))):
             if r.get(key):
@@ -362,3 +369,17 @@ class InspectorPane(QWidget):
                        f"<td class='muted'>{float(f['score'] or 0):.2f}</td></tr>")
         out.append("</table>")
         return "".join(out)
+
+
+def _failed_tests(metadata_json: Any) -> tuple[int, int, list[str]] | None:
+    """``(failed, total, names)`` of the verifier tests kept on a run (``metadata.failed_tests``), if any."""
+    if not isinstance(metadata_json, str) or "failed_tests" not in metadata_json:
+        return None
+    try:
+        got = json.loads(metadata_json).get("failed_tests")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(got, dict):
+        return None
+    names = [str(t.get("name")) for t in got.get("failed_tests", []) if isinstance(t, dict)]
+    return int(got.get("failed") or 0), int(got.get("tests") or 0), names
