@@ -62,7 +62,7 @@ def test_outcome_source_is_shown_for_a_run(qtbot, app) -> None:  # type: ignore[
     session.select(trace_id=tid)
     pane.refresh()
     text = pane.browser.toPlainText()
-    assert "Outcome from\nharbor-reward (exception: AgentTimeoutError; reward=0)" in text
+    assert "Recorded (harbor-reward) (exception: AgentTimeoutError; reward=0)" in text
     assert "error" in text
     ARTIFACTS.mkdir(exist_ok=True)
     pane.grab().save(str(ARTIFACTS / "inspector_outcome_source.png"))
