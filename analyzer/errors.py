@@ -71,3 +71,22 @@ class PluginError(Exception):
 
 class ModelUnavailable(Exception):
     """A model (judge GGUF or embedder) is missing, corrupt, or its backend is not installed."""
+
+
+@dataclass(frozen=True)
+class DamagedRecord:
+    """Stands in for a record of a JSON list that could not be parsed (see :mod:`analyzer.loading.salvage`).
+
+    The list keeps its length, so every other record keeps its index; an importer that hands
+    this to :meth:`analyzer.plugin_host.protocols.ImportContext.guarded` gets the record
+    reported (one error, naming the record) instead of converted.
+
+    Attributes:
+        message: The problem (``record is damaged JSON at bytes A-B (...)``).
+        start: First byte of the damaged record in the file.
+        end: Byte after its end (where reading resumed).
+    """
+
+    message: Message
+    start: int
+    end: int

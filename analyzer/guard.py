@@ -24,7 +24,7 @@ import contextlib
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import orjson
 
@@ -46,11 +46,17 @@ class FileGuard:
         limits: Caps of this read.
         utf8_replaced: Invalid UTF-8 bytes replaced with U+FFFD.
         nesting_cuts: Values cut because they were nested deeper than ``limits.max_depth``.
+        numbers_nulled: ``NaN``/``Infinity`` and numbers beyond a double's range read as null.
+        numbers_as_text: Integers too long to convert (over Python's digit limit) kept as text.
+        surrogates_replaced: Lone surrogate escapes (a high one with no low one) replaced with U+FFFD.
     """
 
     limits: LoadLimits = field(default_factory=LoadLimits)
     utf8_replaced: int = 0
     nesting_cuts: int = 0
+    numbers_nulled: int = 0
+    numbers_as_text: int = 0
+    surrogates_replaced: int = 0
 
     def notes(self) -> list[str]:
         """Plain-words notes about what was repaired in the file (empty when nothing was)."""
@@ -63,6 +69,16 @@ class FileGuard:
             out.append(f"{n} value{'s' if n != 1 else ''} nested deeper than {self.limits.max_depth} levels "
                        f"cut and marked {CUT_MARKER.format(depth=self.limits.max_depth)!r} "
                        f"(cap {LoadLimits.setting('max_depth')})")
+        if self.numbers_nulled:
+            n = self.numbers_nulled
+            out.append(f"{n} number{'s' if n != 1 else ''} that {'are' if n != 1 else 'is'} not finite "
+                       f"(NaN, Infinity or beyond a double's range) read as null")
+        if self.numbers_as_text:
+            n = self.numbers_as_text
+            out.append(f"{n} integer{'s' if n != 1 else ''} too long to convert kept as text")
+        if self.surrogates_replaced:
+            n = self.surrogates_replaced
+            out.append(f"{n} lone surrogate escape{'s' if n != 1 else ''} replaced with U+FFFD")
         return out
 
 
@@ -97,12 +113,13 @@ def limits() -> LoadLimits:
 _INT_MIN, _UINT_MAX = -(2**63), 2**64 - 1
 
 
-def cut_nesting(value: Any, max_depth: int | None = None) -> Any:
+def cut_nesting(value: Any, max_depth: int | None = None, big_ints_as_text: bool = True) -> Any:
     """A copy of ``value`` whose containers nested deeper than ``max_depth`` are replaced.
 
     The top value is at depth 1; a dict or list at a depth over ``max_depth`` becomes the
-    marker string. Integers beyond 64 bits become their decimal text. Iterative, so any
-    depth is safe. Each cut is counted on the active guard.
+    marker string. Integers beyond 64 bits become their decimal text (when
+    ``big_ints_as_text``; a freshly parsed value keeps them exact). Iterative, so any depth
+    is safe. Each cut is counted on the active guard.
     """
     depth_cap = limits().max_depth if max_depth is None else max_depth
     marker = CUT_MARKER.format(depth=depth_cap)
@@ -114,7 +131,7 @@ def cut_nesting(value: Any, max_depth: int | None = None) -> Any:
         if isinstance(v, (dict, list, tuple)) and depth > depth_cap:
             cuts += 1
             return marker
-        if isinstance(v, int) and not isinstance(v, bool) and not _INT_MIN <= v <= _UINT_MAX:
+        if big_ints_as_text and isinstance(v, int) and not isinstance(v, bool) and not _INT_MIN <= v <= _UINT_MAX:
             return str(v)  # JSON writers stop at 64 bits; keep the digits as text
         return v
 
@@ -163,8 +180,8 @@ def limit_depth(value: Any, text_bytes: int) -> Any:
         return value
     try:
         orjson.dumps(value)
-    except TypeError:
-        return cut_nesting(value)
+    except TypeError:  # too deep, or an integer beyond 64 bits (kept exact here)
+        return cut_nesting(value, big_ints_as_text=False)
     return value
 
 
@@ -210,6 +227,10 @@ def decode_utf8(raw: bytes, bom: bool = True) -> str:
         return raw.decode(codec, _ERRORS)
 
 
+class _Reads(Protocol):
+    def read(self, n: int = -1, /) -> bytes: ...
+
+
 class Utf8RepairReader:
     """Binary reader over a stream that hands out only valid UTF-8 (invalid bytes -> U+FFFD).
 
@@ -222,7 +243,7 @@ class Utf8RepairReader:
             bytes, so each bad byte is counted once).
     """
 
-    def __init__(self, raw: IO[bytes], count: bool = True) -> None:
+    def __init__(self, raw: IO[bytes] | _Reads, count: bool = True) -> None:
         self._raw = raw
         self._dec = codecs.getincrementaldecoder("utf-8")(_ERRORS if count else "replace")
 

@@ -117,6 +117,7 @@ IMPORT_MESSAGES: dict[str, str] = {
     # swe_agent, mini_swe_agent
     "swe_not_object": "expected a JSON object with a 'trajectory' list (SWE-agent .traj)",
     "swe_no_trajectory": "no 'trajectory' list: not a SWE-agent .traj file",
+    "harbor_not_trial": "no 'trial_name': not a Harbor trial result.json",
     "swe_entry_not_object": "expected an object, got {type}; step skipped",
     "mini_not_object": "expected a JSON object with 'info' and 'messages' (mini-swe-agent .traj.json)",
     "mini_no_messages": "no 'messages' list: not a mini-swe-agent trajectory",
@@ -238,6 +239,10 @@ IMPORT_MESSAGES: dict[str, str] = {
     "binary_gzip": "file is binary (a gzip archive), not JSON text",
     "binary_zstd": "file is binary (a zstd archive), not JSON text",
     "binary_sqlite": "file is binary (an SQLite database), not JSON text",
+    "not_a_trace_sqlite": "an SQLite database, not a trace file TrajScope reads (export its spans or traces as JSON, JSONL or Parquet)",
+    "not_a_trace_binary": "binary data, not a trace file TrajScope reads",
+    "not_a_trace_kind": "not a trace file TrajScope reads (no importer takes {suffix} files)",
+    "cannot_decompress": "cannot decompress the {kind} file ({error})",
     "binary_parquet": "file is binary (a Parquet file), not JSON text",
     "text_utf16": "file is UTF-16 text; save it as UTF-8",
     "text_nul": "file looks binary (contains NUL bytes), not JSON text",

@@ -26,6 +26,7 @@ from analyzer.attribution.hazards import step_evidence
 from analyzer.attribution.ranker import Ranker
 from analyzer.attribution.rationale import JUDGE_CATEGORY, explain, simple
 from analyzer.attribution.value_curve import EVIDENCE_ESTIMATOR, drop_note, value_curve
+from analyzer.contrast.corpus import contrast_corpus
 from analyzer.detection.runner import DECISIVE_PHASE, STEPS_PHASE, run_detectors
 from analyzer.errors import ModelUnavailable
 from analyzer.frames.build import trajectories_from_frames
@@ -467,9 +468,21 @@ def analyze(
         if sink is not None:
             sink.event(ProgressEvent("done", total, total, "", judge_calls=calls[0], eta_seconds=0.0))
     result = AnalysisResult.from_runs(runs, cancelled=cancelled)
+    if not cancelled:
+        _add_contrast(result, traces, steps, cancel)
     if state.disabled_reason and state.disabled_reason not in result.errors:
         result.errors.insert(0, state.disabled_reason)
     return result
+
+
+def _add_contrast(result: AnalysisResult, traces: pl.DataFrame, steps: pl.DataFrame, cancel: CancelToken) -> None:
+    """Contrast the failed runs with the successes of their tasks (a problem is an analysis error)."""
+    try:
+        got = contrast_corpus(traces, steps, cancel=cancel)
+    except Exception as exc:  # the per-run results stand without the contrast
+        result.errors.append(f"contrast failed: {type(exc).__name__}: {exc}")
+        return
+    result.contrast, result.pairs = got.runs, got.pairs
 
 
 def _event_reporter(sink: EventProgress, clock: EtaClock, run: int, runs: int, label: str,

@@ -38,6 +38,7 @@ LOAD_MESSAGES: dict[str, str] = {
     "json_too_deep": "{where} is nested too deeply to read safely",
     "json_truncated": "{where} is truncated or incomplete JSON ({error})",
     "json_invalid": "{where} is not valid JSON ({error})",
+    "record_damaged": "record is damaged JSON at bytes {start}-{end} ({error}); record skipped, the others are read",
     "file_empty": "file is empty",
     "file_whitespace": "file holds only whitespace",
     "document_over_cap": "file is {size}, over the {cap} cap for one JSON document ({setting}); write it as JSONL instead",

@@ -20,10 +20,12 @@ from analyzer.corpus.store import Corpus, part_path
 from analyzer.errors import LoadError
 from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import ANNOTATION_COLUMNS, FINDING_COLUMNS, STEP_COLUMNS, TRACE_COLUMNS
+from analyzer.frames.titles import with_titles
 from analyzer.loading.loader import LoadResult, RunRegistry
 from analyzer.metrics.labels import overlay_labels
 from analyzer.outcome.effective import ESTIMATE, effective_outcomes
 from analyzer.outcome.estimate import estimate_p_failed
+from analyzer.schema.outcome_source import FAILED_OUTCOMES
 
 ANALYST_STATUS_ORDER: tuple[str, ...] = ("decisive", "accepted", "rejected", "suggested")
 """Annotation statuses from most to least telling; a run shows the first one it has."""
@@ -53,13 +55,14 @@ class RunFilter:
     """Which runs the runs table shows.
 
     Attributes:
-        text: Case-insensitive text searched in the task and in every step's text.
+        text: Case-insensitive text searched in the task, the task key, the run id and every step's text.
         outcomes: Keep only these outcomes (empty: all).
         models: Keep only these models (empty: all).
         categories: Keep only these decisive-failure categories (empty: all).
         tags: Keep runs carrying any of these tags (empty: all).
         min_confidence: Lowest confidence kept (runs without a confidence are dropped when set).
         max_confidence: Highest confidence kept.
+        task_keys: Keep only runs of these tasks (``task_key``; empty: all).
     """
 
     text: str = ""
@@ -69,6 +72,7 @@ class RunFilter:
     tags: tuple[str, ...] = ()
     min_confidence: float | None = None
     max_confidence: float | None = None
+    task_keys: tuple[str, ...] = ()
 
     def is_empty(self) -> bool:
         """True when the filter keeps every run."""
@@ -80,6 +84,7 @@ class RunFilter:
             "text": self.text, "outcomes": list(self.outcomes), "models": list(self.models),
             "categories": list(self.categories), "tags": list(self.tags),
             "min_confidence": self.min_confidence, "max_confidence": self.max_confidence,
+            "task_keys": list(self.task_keys),
         }
 
     @classmethod
@@ -99,7 +104,8 @@ class RunFilter:
         text = obj.get("text")
         return cls(text=text if isinstance(text, str) else "", outcomes=strings("outcomes"),
                    models=strings("models"), categories=strings("categories"), tags=strings("tags"),
-                   min_confidence=number("min_confidence"), max_confidence=number("max_confidence"))
+                   min_confidence=number("min_confidence"), max_confidence=number("max_confidence"),
+                   task_keys=strings("task_keys"))
 
 
 def filter_runs(runs: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, flt: RunFilter) -> pl.DataFrame:
@@ -125,6 +131,8 @@ def filter_runs(runs: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, flt: Run
         tag_expr = pl.col("tags").fill_null("").str.split(", ").list.eval(
             pl.element().is_in(list(flt.tags))).list.any()
         conds.append(tag_expr)
+    if flt.task_keys:
+        conds.append(pl.col("task_key").is_in(list(flt.task_keys)))
     if flt.min_confidence is not None:
         conds.append(pl.col("confidence") >= flt.min_confidence)
     if flt.max_confidence is not None:
@@ -136,6 +144,7 @@ def filter_runs(runs: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, flt: Run
         hit_steps = (steps.lazy().filter(pl.col("text").str.contains(pattern)).select("trace_id").unique()
                      .collect()["trace_id"])
         out = out.filter(pl.col("task").fill_null("").str.contains(pattern)
+                         | pl.col("task_key").fill_null("").str.contains(pattern)
                          | pl.col("trace_id").str.contains(pattern)
                          | pl.col("trace_id").is_in(hit_steps.implode()))
     return out
@@ -602,8 +611,8 @@ class Session:
             view = overlay_labels(view, self.annotations, self.steps_scan(), self.step_values_scan())
             labels = run_labels(self.annotations)
             view = view.join(labels, on="trace_id", how="left")
-            self._cache.runs_view = view.with_columns(
-                pl.col("trace_id").is_in(list(self.stale)).alias("analysis_stale"))
+            self._cache.runs_view = with_titles(view.with_columns(
+                pl.col("trace_id").is_in(list(self.stale)).alias("analysis_stale")))
         return self._cache.runs_view
 
     def filtered_runs(self) -> pl.DataFrame:
@@ -630,7 +639,7 @@ class Session:
     def counts(self) -> SessionCounts:
         """Numbers for the status bar."""
         view = self.runs_view()
-        failed = int((view["outcome"] == "failure").sum()) if view.height else 0
+        failed = int(view["outcome"].is_in(list(FAILED_OUTCOMES)).sum()) if view.height else 0
         estimated = int(((view["outcome"] == "failure") & (view["outcome_source"] == ESTIMATE)).sum()) \
             if view.height else 0
         unknown = int((view["outcome"] == "unknown").sum()) if view.height else 0

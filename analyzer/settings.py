@@ -92,6 +92,12 @@ class LoadLimits:
             ``.zip``, ``.gz``), whose content can inflate far beyond their size.
         max_worker_seconds: Longest time one file may take in a worker before it is stopped.
         max_worker_memory_bytes: Address-space cap of the worker process (``RLIMIT_AS``).
+        max_sniff_seconds: Longest time spent streaming one file's structure while claiming
+            it; a sniff that runs out keeps the keys seen so far (as when it reaches its byte
+            bound), so a folder of hostile files cannot stall an import.
+        worker_idle_seconds: How long the worker process is kept after a load for the next one
+            (its start, an interpreter importing the readers, costs about as much as reading
+            100 MB); 0 stops it when each load ends.
     """
 
     max_file_bytes: int = 8 * 1024 * _MB
@@ -106,6 +112,8 @@ class LoadLimits:
     isolate_compressed_min_bytes: int = 256 * 1024
     max_worker_seconds: float = 600.0
     max_worker_memory_bytes: int = 8 * 1024 * _MB
+    max_sniff_seconds: float = 2.0
+    worker_idle_seconds: float = 300.0
 
     @staticmethod
     def setting(name: str) -> str:

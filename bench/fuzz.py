@@ -72,23 +72,43 @@ def _worker(conn: Connection, importer_id: str, seeds: list[int], memory_bytes: 
     with tempfile.TemporaryDirectory(prefix="trajscope-fuzz-") as tmp:
         if memory_bytes > 0:
             _cap_growth(Path(tmp), spec, host, samples, default_name, memory_bytes)
+        bases = _baselines(Path(tmp), spec, host, samples)
         for seed in seeds:
-            name, data, _what = fuzzing.make_input(seed, samples, default_name)
+            case = fuzzing.make_case(seed, samples, default_name)
             sub = Path(tmp) / str(seed % 2)  # a fresh folder: no sidecar of a previous input
             sub.mkdir(exist_ok=True)
-            path = sub / name
-            path.write_bytes(data)
+            path = sub / case.name
+            path.write_bytes(case.data)
             t0 = time.perf_counter()
-            outcome, errors, _n = fuzzing.read_one(path, spec, host)
-            dt = time.perf_counter() - t0
+            outcome, errors, got = fuzzing.read_runs(path, spec, host)
             reason = ""
-            if outcome in ("lost", "crash"):
+            if case.sample is not None and outcome != "crash":
+                claimed = fuzzing.claimed_by(path, host) == spec.id
+                reason = fuzzing.record_loss(case, bases[case.sample], got, errors, claimed)
+                if reason:
+                    outcome = "lost"
+                    reason = f"{case.what}: {reason}"
+            dt = time.perf_counter() - t0
+            if outcome in ("lost", "crash") and not reason:
                 bad = [e for e in errors if outcome == "crash" or fuzzing.is_lost(e.record, e.reason)]
                 reason = bad[0].reason if bad else ""
             conn.send((seed, outcome, dt, reason))
             path.unlink()
     conn.send(("done", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
     conn.close()
+
+
+def _baselines(tmp: Path, spec: Any, host: Any, samples: list[tuple[str, bytes]]) -> list[dict[str, str]]:
+    """``{record: run id}`` of each sample (by index), read as the fuzz inputs are."""
+    out: list[dict[str, str]] = []
+    folder = tmp / "base"
+    folder.mkdir(exist_ok=True)
+    for name, data in samples:
+        path = folder / name
+        path.write_bytes(data)
+        out.append(fuzzing.baseline_runs(path, spec, host))
+        path.unlink()
+    return out
 
 
 def _address_space_bytes() -> int:

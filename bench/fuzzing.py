@@ -402,3 +402,242 @@ def write_bomb_eval(path: Path, inflated_bytes: int = 500 * 1024 * 1024) -> Path
                 left -= len(piece)
             fh.write(tail)
     return path
+
+
+# ---- one-record damage (what an analyst counts) --------------------------------------------
+
+RECORD_DAMAGE = ("nan", "infinity", "huge_number", "big_int", "huge_int", "lone_surrogate", "bad_utf8",
+                 "nul", "deep_nesting", "escape_storm", "broken_syntax", "missing_key", "null_record",
+                 "truncated")
+"""Damage done to one record of a multi-record file (:func:`damage_record`)."""
+
+LENIENT_DAMAGE = frozenset({"nan", "infinity", "huge_number", "big_int", "huge_int", "lone_surrogate",
+                            "bad_utf8", "nul", "deep_nesting", "escape_storm"})
+"""Damage the lenient reader repairs: the record itself should still load."""
+
+_RECORD_LISTS = ("samples", "simulations", "trajectories", "runs", "traces", "data", "results")
+
+
+def record_spans(data: bytes, name: str) -> list[tuple[str, int, int]]:
+    """``(locator, start, end)`` of each record of a JSONL file or JSON record list (character offsets).
+
+    JSONL: each non-blank line (``line N``). JSON: the items of a top-level list (``[i]``) or
+    of the first list of objects under one of a few record-list keys (``samples[i]`` ...).
+    Other documents have no records (empty list).
+    """
+    text = data.decode("utf-8-sig", "replace")
+    if name.endswith((".jsonl", ".ndjson")):
+        out, pos = [], 0
+        for lineno, line in enumerate(text.split("\n"), start=1):
+            if line.strip():
+                out.append((f"line {lineno}", pos, pos + len(line.rstrip("\r"))))
+            pos += len(line) + 1
+        return out
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return []
+    dec = json.JSONDecoder()
+    if isinstance(doc, list):
+        start, prefix = text.index("["), ""
+    elif isinstance(doc, dict):
+        key = next((k for k in _RECORD_LISTS if isinstance(doc.get(k), list) and len(doc[k]) >= 2
+                    and all(isinstance(x, dict) for x in doc[k])), None)
+        if key is None:
+            return []
+        m = __import__("re").search(r'"' + key + r'"\s*:\s*\[', text)
+        if m is None:
+            return []
+        start, prefix = m.end() - 1, key
+    else:
+        return []
+    out = []
+    pos = start + 1
+    i = 0
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] == "]":
+            return out
+        _v, end = dec.raw_decode(text, pos)
+        out.append((f"{prefix}[{i}]", pos, end))
+        i += 1
+        pos = end
+
+
+def _with_key(record: str, value: str) -> str:
+    body = record[1:].lstrip()
+    return '{"zz_damage": ' + value + ("}" if body.startswith("}") else ", " + body)
+
+
+def damage_record(data: bytes, name: str, span: tuple[str, int, int], kind: str) -> bytes | None:
+    """``data`` with the record at ``span`` damaged by ``kind`` (one of :data:`RECORD_DAMAGE`), or None.
+
+    None when the damage does not apply (a record that is not an object, truncating a record
+    of a JSON list that is not the last one, which would cut the records after it too).
+    """
+    text = data.decode("utf-8-sig", "replace")
+    bom = "\ufeff" if data.startswith(b"\xef\xbb\xbf") else ""
+    _loc, start, end = span
+    rec = text[start:end]
+    raw: dict[str, bytes] = {}
+    is_obj = rec.startswith("{")
+    if kind in ("nan", "infinity", "huge_number", "big_int", "huge_int", "lone_surrogate", "deep_nesting",
+                "escape_storm", "bad_utf8", "nul", "missing_key") and not is_obj:
+        return None
+    if kind == "nan":
+        new = _with_key(rec, "NaN")
+    elif kind == "infinity":
+        new = _with_key(rec, "[Infinity, -Infinity]")
+    elif kind == "huge_number":
+        new = _with_key(rec, "1e400")
+    elif kind == "big_int":
+        new = _with_key(rec, str(2**64 + 1))
+    elif kind == "huge_int":
+        new = _with_key(rec, "1" + "0" * 400)
+    elif kind == "lone_surrogate":
+        new = _with_key(rec, '"\\ud800 lone"')
+    elif kind == "deep_nesting":
+        new = _with_key(rec, "[" * 600 + "]" * 600)
+    elif kind == "escape_storm":
+        new = _with_key(rec, '"' + "\\\\" * 200_000 + '"')
+    elif kind in ("bad_utf8", "nul"):
+        raw["\u2603RAW\u2603"] = b'"bad \xff\xfe\xc3 utf8"' if kind == "bad_utf8" else b'"a\x00b"'
+        new = _with_key(rec, '"\u2603RAW\u2603"')
+    elif kind == "broken_syntax":
+        q = rec.find('"')
+        if q < 0:
+            return None
+        new = rec[:q] + rec[q + 1:]
+    elif kind == "missing_key":
+        obj = json.loads(rec)
+        if not obj:
+            return None
+        del obj[next(iter(obj))]
+        new = json.dumps(obj)
+    elif kind == "null_record":
+        new = "null"
+    elif kind == "truncated":
+        last = not text[end:].strip(" \t\r\n]}") or name.endswith((".jsonl", ".ndjson"))
+        if not last:
+            return None
+        new = rec[: max(1, len(rec) // 2)]
+    else:
+        raise ValueError(kind)
+    out = (bom + text[:start] + new + text[end:]).encode("utf-8", "surrogatepass")
+    for key, value in raw.items():
+        out = out.replace(json.dumps(key, ensure_ascii=False).encode(), value)
+    return out
+
+
+def record_runs(result: Any) -> dict[str, str]:
+    """``{record locator: trace id}`` of a load result's runs."""
+    return {str(r): str(t) for r, t in zip(result.traces["record"].to_list(), result.traces["trace_id"].to_list(),
+                                          strict=True)}
+
+
+def analyst_losses(base: dict[str, str], got: dict[str, str], damaged: str) -> list[str]:
+    """Records other than ``damaged`` that loaded before and are missing or changed now."""
+    return [loc for loc, tid in base.items() if loc != damaged and got.get(loc) != tid]
+
+
+@dataclass
+class Case:
+    """One fuzz input and, for a one-record damage, what an analyst may lose.
+
+    Attributes:
+        name: File name.
+        data: File bytes.
+        what: Description of the mutation.
+        sample: Index (in the samples given) of the sample damaged one record at a time
+            (None for other mutations; two samples may share a name).
+        damaged: Locator of the damaged record (``line 3``, ``[1]``; ``""`` for a BOM, which
+            damages no record).
+    """
+
+    name: str
+    data: bytes
+    what: str
+    sample: int | None = None
+    damaged: str | None = None
+
+
+RECORD_SHARE = 0.3
+"""Share of fuzz inputs that damage one record of a multi-record sample (:func:`make_case`)."""
+
+
+def make_case(seed: int, samples: list[tuple[str, bytes]], default_name: str,
+              record_share: float = RECORD_SHARE) -> Case:
+    """The input for ``seed``; about ``record_share`` of them damage one record. Deterministic.
+
+    A record damage picks a sample with two records or more, a record (the first one half of
+    the time: a damaged first record or first line must not decide the file) and a kind of
+    :data:`RECORD_DAMAGE` (or a byte-order mark before the file).
+    """
+    rng = random.Random(seed ^ 0x5EED)
+    multi = [i for i, (n, d) in enumerate(samples) if len(record_spans(d, n)) >= 2]
+    if multi and rng.random() < record_share:
+        for _attempt in range(16):  # a damage that does not apply to the record picked: pick again
+            k = rng.choice(multi)
+            name, data = samples[k]
+            spans = record_spans(data, name)
+            kind = rng.choice((*RECORD_DAMAGE, "bom"))
+            if kind == "bom":
+                return Case(name, b"\xef\xbb\xbf" + data.removeprefix(b"\xef\xbb\xbf"), f"{name}: bom", k, "")
+            span = spans[0] if rng.random() < 0.5 else rng.choice(spans)
+            new = damage_record(data, name, span, kind)
+            if new is not None:
+                return Case(name, new, f"{name}: {span[0]} {kind}", k, span[0])
+    name, data, what = make_input(seed, samples, default_name)
+    return Case(name, data, what)
+
+
+def baseline_runs(path: Path, spec: Any, host: Any) -> dict[str, str]:
+    """``{record locator: run id}`` of a sample read with one importer (see :func:`record_runs`)."""
+    from analyzer.jobs import NeverCancel
+    from analyzer.loading.read import read_file
+
+    return record_runs(read_file(path, spec, host, NeverCancel()))
+
+
+def record_loss(case: Case, base: dict[str, str], got: dict[str, str], errors: list[Any], claimed: bool) -> str:
+    """What an analyst lost to a one-record damage, or ``""`` (see :func:`make_case`).
+
+    A loss is any record other than the damaged one that loaded from the sample and is
+    missing or changed now, the file not being claimed, or a whole-file error (the file no
+    longer parses as a whole). For samples whose records are spans or steps of fewer runs,
+    at most the run holding the damaged line may change.
+    """
+    if not base:
+        return ""
+    if not claimed:
+        return "file no longer claimed"
+    whole = [e for e in errors if e.record is None]
+    if whole:
+        return f"whole-file error: {whole[0].reason}"
+    if case.damaged is not None and (case.damaged in base or case.damaged == ""):
+        lost = analyst_losses(base, got, case.damaged)
+        return f"records lost: {', '.join(lost[:5])}" if lost else ""
+    changed = set(base.values()) - set(got.values())
+    return f"runs lost: {len(changed)}" if len(changed) > 1 else ""
+
+
+def read_runs(path: Path, spec: Any, host: Any) -> tuple[str, list[Any], dict[str, str]]:
+    """Like :func:`read_one`, with the runs read: ``(outcome, errors, {record: run id})``."""
+    from analyzer.errors import LoadError
+    from analyzer.jobs import NeverCancel
+    from analyzer.loading.read import read_file
+
+    try:
+        got = read_file(path, spec, host, NeverCancel())
+    except BaseException as exc:  # the crash outcome is the point
+        return "crash", [LoadError(str(path), None, spec.id, f"{type(exc).__name__}: {exc}")], {}
+    return classify(got.errors), list(got.errors), record_runs(got)
+
+
+def claimed_by(path: Path, host: Any) -> str | None:
+    """Id of the importer the loader picks for ``path`` (None when nobody claims it)."""
+    from analyzer.loading.loader import claim
+
+    spec, _cands, _problem = claim(path, host)
+    return None if spec is None else str(spec.id)

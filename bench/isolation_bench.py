@@ -40,7 +40,8 @@ _CHILD = textwrap.dedent("""
     from analyzer.loading import load
     from analyzer.settings import LoadLimits
     t0 = time.perf_counter()
-    res = load([Path(p) for p in json.loads(sys.argv[1])], cache=None, limits=LoadLimits(**json.loads(sys.argv[2])))
+    kw = {**json.loads(sys.argv[2]), "worker_idle_seconds": 0}  # the worker ends with the load: its peak counts
+    res = load([Path(p) for p in json.loads(sys.argv[1])], cache=None, limits=LoadLimits(**kw))
     dt = time.perf_counter() - t0
     hwm = next(int(ln.split()[1]) for ln in open("/proc/self/status") if ln.startswith("VmHWM:"))
     rss = max(hwm, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024

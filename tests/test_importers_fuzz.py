@@ -86,6 +86,37 @@ def test_mutated_samples_are_loaded_or_reported(importer_id: str, seed: int) -> 
         _check(path, importer_id)
 
 
+RECORD_IMPORTERS = [i for i in IMPORTERS
+                    if any(len(fuzzing.record_spans(d, n)) >= 2 for n, d in SAMPLES.get(i, []))]
+
+
+def test_record_damage_covers_the_json_importers() -> None:
+    assert {"adp", "inspect_json", "langfuse", "langsmith", "openhands", "otel_sdk", "phoenix",
+            "tau_bench", "generic", "codex_cli"} <= set(RECORD_IMPORTERS), RECORD_IMPORTERS
+
+
+@pytest.mark.parametrize("importer_id", RECORD_IMPORTERS)
+@FUZZ
+@given(seed=st.integers(min_value=0, max_value=2**31))
+def test_one_damaged_record_costs_no_other_record(importer_id: str, seed: int) -> None:
+    """NaN, huge numbers, lone surrogates, BOM, first-record/line and syntax damage, escape storms."""
+    samples = SAMPLES[importer_id]
+    spec = HOST.importer_spec(importer_id)
+    case = fuzzing.make_case(seed, samples, fuzzing.fuzz_name(spec), record_share=1.0)
+    assert case.sample is not None
+    with tempfile.TemporaryDirectory() as tmp:
+        base_path = Path(tmp) / "base" / case.name
+        base_path.parent.mkdir()
+        base_path.write_bytes(samples[case.sample][1])
+        base = fuzzing.baseline_runs(base_path, spec, HOST)
+        path = Path(tmp) / case.name
+        path.write_bytes(case.data)
+        outcome, errors, got = fuzzing.read_runs(path, spec, HOST)
+        claimed = fuzzing.claimed_by(path, HOST) == importer_id
+    assert outcome != "crash", errors
+    assert not fuzzing.record_loss(case, base, got, errors, claimed), (case.what, [(e.record, e.reason) for e in errors])
+
+
 def test_every_sample_loads_cleanly_through_the_fuzz_harness() -> None:
     """The unmutated samples are the baseline the mutations start from."""
     assert set(SAMPLES) >= {"generic", "inspect_eval", "inspect_json", "otel", "who_and_when", "chat"}
@@ -323,6 +354,7 @@ _BOMB_CHILD = textwrap.dedent("""
     from analyzer.loading import load
     from analyzer.settings import LoadLimits
     kw = json.loads(sys.argv[2])
+    kw["worker_idle_seconds"] = 0  # the worker is stopped and waited for when the load ends: its peak counts
     res = load([Path(sys.argv[1])], cache=None, limits=LoadLimits(**kw))
     # this interpreter's own peak: VmHWM (ru_maxrss of RUSAGE_SELF keeps the launching
     # process's peak across exec); the worker's peak: children max RSS (it was started here)

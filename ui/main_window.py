@@ -48,6 +48,7 @@ from ui.bridge import SessionBridge
 from ui.dialogs.file_dialogs import FileDialog
 from ui.dialogs.judge_dialog import current_choice
 from ui.views.compare import ComparePanel
+from ui.views.contrast import ContrastView
 from ui.views.inspector import InspectorPane
 from ui.views.jobs_indicator import JobsIndicator
 from ui.views.load_problems import LoadProblemsPanel
@@ -121,6 +122,9 @@ class MainWindow(QMainWindow):
         self.compare = ComparePanel(self.session, self.bridge, self)
         self.add_tab(self.run_area, self.tr("Run"), "run")
         self.add_tab(self.compare, self.tr("Compare models"), "compare")
+        self.contrast = ContrastView(self.session, self.bridge, self)
+        self.add_tab(self.contrast, self.tr("Contrast"), "contrast")
+        self.compare.open_contrast = self.open_contrast
         central = QWidget(self)
         cl = QVBoxLayout(central)
         cl.setContentsMargins(0, 0, 0, 0)
@@ -263,6 +267,8 @@ class MainWindow(QMainWindow):
         self.act_tab_run = self._action(self.tr("Run view"), lambda: self.show_tab("run"), "Ctrl+1", self.tr("Show the run view"))
         self.act_tab_compare = self._action(self.tr("Compare models"), lambda: self.show_tab("compare"), "Ctrl+2",
                                             self.tr("Compare models side by side"))
+        self.act_tab_contrast = self._action(self.tr("Contrast with a success"), lambda: self.show_tab("contrast"), "Ctrl+4",
+                                             self.tr("The failed run side by side with a success of the same task"))
         self.act_reset_layout = self._action(self.tr("Reset layout"), self.reset_layout, None, self.tr("Put every pane back in its place"))
         self.act_shortcuts = self._action(self.tr("&Keyboard shortcuts"), self.show_shortcuts, QKeySequence.StandardKey.HelpContents,
                                           self.tr("List every keyboard shortcut"))
@@ -302,6 +308,7 @@ class MainWindow(QMainWindow):
         self.view_menu = mb.addMenu(self.tr("&View"))
         self.view_menu.addAction(self.act_tab_run)
         self.view_menu.addAction(self.act_tab_compare)
+        self.view_menu.addAction(self.act_tab_contrast)
         self.view_menu.addSeparator()
         for dock in (self.runs_dock, self.inspector_dock, self.plots_dock, self.problems_dock):
             self.view_menu.addAction(dock.toggleViewAction())
@@ -824,6 +831,11 @@ class MainWindow(QMainWindow):
         self.message_bar.show_message("error", text, details=details)
 
     # misc actions ---------------------------------------------------------------------------------------------
+    def open_contrast(self, trace_id: str) -> None:
+        """Select a run and show it in the Contrast tab."""
+        self.session.select(trace_id=trace_id, trace_ids=(trace_id,))
+        self.show_tab("contrast")
+
     def go_to_decisive(self) -> None:
         """Select the decisive step of the current run."""
         tid = self.session.selection.trace_id
@@ -875,6 +887,7 @@ class MainWindow(QMainWindow):
             (self.tr("Enter / Shift+Enter"), self.tr("Next / previous match in the run search")),
             (self.tr("Click on a plot"), self.tr("Select the nearest step everywhere")),
             (self.tr("Shift/Ctrl+click"), self.tr("Select several runs or steps")),
+            (self.tr("D / Shift+D (Contrast tab)"), self.tr("Next / previous difference from the success")),
         ]
         return shortcut_rows([a for a in self.actions() if isinstance(a, QAction)], extra)
 

@@ -14,6 +14,8 @@ story at its decisive step, and writes one PNG per tab:
   (cumulative risk, the missed check, re-sent context and wasted steps on the token track).
 * ``insights.png``: the Insights view (failures grouped across runs), its largest insight selected.
 * ``tag_chips.png`` and ``jobs_indicator.png``: see :mod:`ui.screenshot_tags_jobs`.
+* ``contrast.png`` and ``contrast_zh_CN.png``: the Contrast tab on ``sample_reruns/`` (see
+  :mod:`ui.screenshot_contrast`).
 * ``main_window_zh_CN.png``: the run view in Simplified Chinese (same run, the transcript search
   highlighting a word of the decisive step).
 
@@ -32,6 +34,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import polars as pl
 
+from ui.screenshot_contrast import render_contrast
 from ui.screenshot_runs import pick_risky_run, pick_run
 from ui.screenshot_tags_jobs import render_tags_and_jobs, screenshot_tagging_desk
 
@@ -105,6 +108,7 @@ def render(out_dir: Path, paths: list[str], embeddings: bool = True) -> list[Pat
     written.append(report_first_page(out_dir / "report_pdf_page1.png", session))
     written.extend(paired_screenshots(out_dir))
     written.extend(render_tags_and_jobs(out_dir, paths))
+    written.extend(render_contrast(out_dir))
     return written
 
 

@@ -23,7 +23,7 @@ CATEGORY_COLORS: dict[str, str] = {
     "other": "#BAB0AC",
 }
 
-OUTCOME_COLORS: dict[str, str] = {"success": "#2E9E5B", "failure": "#D64545", "unknown": "#8A8F98"}
+OUTCOME_COLORS: dict[str, str] = {"success": "#2E9E5B", "failure": "#D64545", "error": "#B8322B", "unknown": "#8A8F98"}
 
 ROLE_COLORS: dict[str, str] = {
     "assistant": "#4E79A7",

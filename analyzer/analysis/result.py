@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from analyzer.contrast.corpus import CONTRAST_COLUMNS, PAIR_COLUMNS
 from analyzer.frames.build import empty_frame, frame_from_rows
 from analyzer.frames.columns import FINDING_COLUMNS, ColumnSpec
 from analyzer.schema.findings import Finding
@@ -108,6 +109,9 @@ class AnalysisResult:
         findings: FINDING_COLUMNS.
         errors: Problems that did not stop the analysis.
         cancelled: True when the analysis stopped early on request.
+        contrast: CONTRAST_COLUMNS: each failed run whose task also succeeded, against its nearest
+            success (:mod:`analyzer.contrast`).
+        pairs: PAIR_COLUMNS: every (failed, success) pair aligned, kept so a pair is aligned once.
     """
 
     runs: pl.DataFrame = field(default_factory=lambda: empty_frame(RUN_COLUMNS))
@@ -115,6 +119,8 @@ class AnalysisResult:
     findings: pl.DataFrame = field(default_factory=lambda: empty_frame(FINDING_COLUMNS))
     errors: list[str] = field(default_factory=list)
     cancelled: bool = False
+    contrast: pl.DataFrame = field(default_factory=lambda: empty_frame(CONTRAST_COLUMNS))
+    pairs: pl.DataFrame = field(default_factory=lambda: empty_frame(PAIR_COLUMNS))
 
     @classmethod
     def from_runs(cls, runs: list[RunAnalysis], cancelled: bool = False) -> AnalysisResult:
@@ -147,4 +153,9 @@ class AnalysisResult:
             findings=pl.concat([keep(self.findings), other.findings], how="vertical_relaxed"),
             errors=self.errors + other.errors,
             cancelled=other.cancelled,
+            contrast=self.contrast if other.contrast.height == 0 else pl.concat(
+                [self.contrast.filter(~pl.col("trace_id").is_in(other.contrast["trace_id"].implode())), other.contrast],
+                how="vertical_relaxed"),
+            pairs=pl.concat([self.pairs, other.pairs], how="vertical_relaxed").unique(
+                ["failed_id", "success_id", "params"], keep="last", maintain_order=True),
         )

@@ -24,6 +24,7 @@ from typing import Any
 import polars as pl
 
 from analyzer.cli.lang import add_lang_option, chosen_language, load_error_text
+from analyzer.schema.outcome_source import FAILED_OUTCOMES
 
 DEFAULT_OUT = Path("trajscope-analysis")
 
@@ -370,7 +371,7 @@ def run(args: argparse.Namespace) -> int:
             return 1
     if show:
         err.print(summary_table(res.traces, result))
-    failed = given.filter(pl.col("outcome") == "failure").height if given.height else 0
+    failed = given.filter(pl.col("outcome").is_in(list(FAILED_OUTCOMES))).height if given.height else 0
     likely = given.filter((pl.col("outcome") == "failure") & (pl.col("outcome_source") == "estimate")).height \
         if given.height else 0
     attributed = result.runs.filter(pl.col("decisive_step").is_not_null()).height if result.runs.height else 0

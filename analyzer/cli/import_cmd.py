@@ -1,4 +1,8 @@
-"""``trajscope import PATH... [--json]``: load files and summarise them per format."""
+"""``trajscope import PATH... [--json]``: load files and summarise them per format.
+
+Exits 0 when runs were loaded without a problem, 1 when a file had a problem or no run was
+loaded at all, 2 on bad arguments.
+"""
 
 from __future__ import annotations
 
@@ -61,4 +65,6 @@ def run(args: argparse.Namespace) -> int:
             print(f"\n{len(res.errors)} problems:")
             for e in res.errors:
                 print(f"  {load_error_text(e, lang)}")
-    return 1 if res.errors else 0
+        if res.traces.height == 0:
+            print("trajscope import: no run was loaded", file=sys.stderr)
+    return 1 if res.errors or res.traces.height == 0 else 0

@@ -7,7 +7,8 @@ a conditional logit (softmax over the steps of a run) on the shipped design
 offset (:meth:`Ranker.offset`), with the penalty ``lambda * ||w - w_base||^2``. Large
 ``lambda`` keeps the shipped weights; ``lambda = inf`` *is* the shipped ranker.
 
-``lambda`` is chosen from :data:`STRENGTH_GRID` (which includes ``inf``) by cross-validated
+``lambda`` is chosen from :data:`STRENGTH_GRID` (which includes ``inf``), together with which
+weights may move (:data:`COLUMN_SETS`: the ones the base uses, or all), by cross-validated
 step@1 on the labels themselves (leave-one-out up to :data:`LOO_MAX_RUNS` runs, else
 :data:`INNER_FOLDS`-fold); ties go to the stronger shrinkage, so labels that cannot tell the
 strengths apart keep the shipped weights. No margin is set by hand: the analyst's own labels
@@ -131,6 +132,13 @@ class CrossValidation:
 
 
 # -- the fit ----------------------------------------------------------------------------------
+COLUMN_SETS: tuple[str, ...] = ("weighted", "all")
+"""Which weights adaptation may move, chosen with ``lambda`` by the same cross-validation:
+``"weighted"`` only the columns the base weights use (the feature set the base's own selection
+chose, the structural prior among them), ``"all"`` every column the params hold. Ten labels cannot
+hold 53 weights; a system whose failures the chosen columns describe learns faster with fewer."""
+
+
 @dataclass(frozen=True)
 class _Prepared:
     z: np.ndarray  # design restricted to the free columns
@@ -139,22 +147,23 @@ class _Prepared:
 
 
 class _Problem:
-    """The runs of one adaptation, prepared once for many fits."""
+    """The runs of one adaptation with one set of free columns, prepared once for many fits."""
 
-    def __init__(self, base: Ranker, runs: Sequence[LabelledRun]) -> None:
+    def __init__(self, base: Ranker, runs: Sequence[LabelledRun], columns: np.ndarray | None = None,
+                 designs: Sequence[tuple[np.ndarray, np.ndarray]] | None = None) -> None:
         self.base = base
         self.w_base = base.weights
         self.index = _param_index(base)
-        self.columns = np.array(sorted(self.index), dtype=np.int64)
+        self.columns = np.array(sorted(self.index), dtype=np.int64) if columns is None else columns
         fixed = np.ones(self.w_base.shape[0], dtype=bool)
         fixed[self.columns] = False
         self.runs: list[_Prepared] = []
-        for r in runs:
+        for k, r in enumerate(runs):
             n = int(r.features.shape[0])
             if not 0 <= r.gold_step < n:
                 raise ValueError(f"run {r.key or '?'}: decisive step {r.gold_step} is outside its {n} steps")
-            d = base.design(r.features)
-            off = np.asarray(base.offset(r.features), dtype=np.float64) + d[:, fixed] @ self.w_base[fixed]
+            d, base_off = designs[k] if designs is not None else (base.design(r.features), base.offset(r.features))
+            off = np.asarray(base_off, dtype=np.float64) + d[:, fixed] @ self.w_base[fixed]
             self.runs.append(_Prepared(np.asarray(d[:, self.columns], dtype=np.float64), off, int(r.gold_step)))
 
     def fit(self, subset: Sequence[int], strength: float, start: np.ndarray | None = None) -> np.ndarray:
@@ -163,7 +172,7 @@ class _Problem:
         The loss is vectorised over the stacked steps of all runs (one matrix product per
         evaluation); ``start`` warm-starts L-BFGS (e.g. from the next stronger shrinkage).
         """
-        w0 = self.w_base[self.columns].astype(np.float64)
+        w0: np.ndarray = np.asarray(self.w_base[self.columns], dtype=np.float64)
         items = [self.runs[i] for i in subset]
         if math.isinf(strength) or not items or w0.size == 0:
             return w0
@@ -205,35 +214,6 @@ class _Problem:
         m = float(s.max())
         return float(s[self.runs[i].gold]) - m - math.log(float(np.exp(s - m).sum()))
 
-    def choose_strength(self, subset: Sequence[int], cancel: CancelToken | None = None) -> tuple[float, dict[str, float]]:
-        """``lambda`` with the best cross-validated score on ``subset`` (ties: stronger shrinkage).
-
-        The score is :data:`CV_CRITERION`: ``"step_at_1"`` (held-out top-1 hits) or
-        ``"log_lik"`` (held-out mean log-probability of the label).
-        """
-        idx = list(subset)
-        if not idx:
-            return math.inf, {}
-        hits = dict.fromkeys(STRENGTH_GRID, 0.0)
-        loglik = dict.fromkeys(STRENGTH_GRID, 0.0)
-        path = sorted(STRENGTH_GRID, reverse=True)  # strongest first: each fit warm-starts the next
-        for fold in _folds(len(idx)):
-            if cancel is not None and cancel.cancelled:
-                raise Cancelled()
-            held = set(fold)
-            train = [idx[j] for j in range(len(idx)) if j not in held]
-            test = [idx[j] for j in fold]
-            w: np.ndarray | None = None
-            for lam in path:
-                w = self.fit(train, lam, start=w)
-                hits[lam] += sum(self.hit(i, w) for i in test)
-                loglik[lam] += sum(self.log_prob(i, w) for i in test)
-        table = hits if CV_CRITERION == "step_at_1" else loglik
-        scores = {lam: table[lam] / len(idx) for lam in STRENGTH_GRID}
-        best = max(scores.values())
-        chosen = max(lam for lam, v in scores.items() if v >= best - 1e-9)
-        return chosen, {_strength_key(k): round(v, 6) for k, v in scores.items()}
-
     def params(self, w_free: np.ndarray, meta: dict[str, Any]) -> RankerParams:
         """The base params with the free weights replaced."""
         p = self.base.params
@@ -241,6 +221,63 @@ class _Problem:
         for j, col in enumerate(self.columns):
             weights[self.index[int(col)]] = round(float(w_free[j]), 6)
         return replace(p, weights=weights, meta=meta)
+
+
+class _Choice:
+    """Every candidate column set of one adaptation; cross-validation picks the set and ``lambda``."""
+
+    def __init__(self, base: Ranker, runs: Sequence[LabelledRun]) -> None:
+        designs = [(base.design(r.features), base.offset(r.features)) for r in runs]
+        every = np.array(sorted(_param_index(base)), dtype=np.int64)
+        w = base.weights
+        weighted = np.array([c for c in every if w[c] != 0.0], dtype=np.int64)
+        self.problems: dict[str, _Problem] = {"all": _Problem(base, runs, every, designs)}
+        if 0 < weighted.size < every.size:
+            self.problems["weighted"] = _Problem(base, runs, weighted, designs)
+        self.base = base
+        self.n = len(runs)
+
+    @property
+    def default(self) -> _Problem:
+        """The problem with every column free (its base weights are the shipped ones)."""
+        return self.problems["all"]
+
+    def choose(self, subset: Sequence[int], cancel: CancelToken | None = None) -> tuple[str, float, dict[str, float]]:
+        """Column set and ``lambda`` with the best cross-validated score on ``subset``.
+
+        The score is :data:`CV_CRITERION`: ``"step_at_1"`` (held-out top-1 hits) or
+        ``"log_lik"`` (held-out mean log-probability of the label). Ties go to the stronger
+        shrinkage, then to the smaller column set, so labels that cannot tell the candidates
+        apart keep the shipped weights.
+        """
+        idx = list(subset)
+        if not idx:
+            return "all", math.inf, {}
+        names = [c for c in COLUMN_SETS if c in self.problems]
+        hits = {(c, lam): 0.0 for c in names for lam in STRENGTH_GRID}
+        loglik = dict.fromkeys(hits, 0.0)
+        path = sorted(STRENGTH_GRID, reverse=True)  # strongest first: each fit warm-starts the next
+        for fold in _folds(len(idx)):
+            if cancel is not None and cancel.cancelled:
+                raise Cancelled()
+            held = set(fold)
+            train = [idx[j] for j in range(len(idx)) if j not in held]
+            test = [idx[j] for j in fold]
+            for c in names:
+                prob = self.problems[c]
+                w: np.ndarray | None = None
+                for lam in path:
+                    w = prob.fit(train, lam, start=w)
+                    hits[c, lam] += sum(prob.hit(i, w) for i in test)
+                    loglik[c, lam] += sum(prob.log_prob(i, w) for i in test)
+        table = hits if CV_CRITERION == "step_at_1" else loglik
+        scores = {key: table[key] / len(idx) for key in hits}
+        best = max(scores.values())
+        rank = {c: k for k, c in enumerate(COLUMN_SETS)}
+        chosen = max((key for key, v in scores.items() if v >= best - 1e-9),
+                     key=lambda key: (key[1], -self.problems[key[0]].columns.size, -rank[key[0]]))
+        cv = {f"{c}/{_strength_key(lam)}": round(v, 6) for (c, lam), v in scores.items()}
+        return chosen[0], chosen[1], cv
 
 
 def _strength_key(lam: float) -> str:
@@ -307,22 +344,25 @@ def fit_adapted(
         analyzer.jobs.Cancelled: ``cancel`` fired.
     """
     cancel = cancel or NeverCancel()
-    problem = _Problem(base, runs)
+    choice = _Choice(base, runs)
     everything = list(range(len(runs)))
     strength_cv: dict[str, float] = {}
+    columns = "all"
     if strength is None:
         progress(0, 1, "choosing the shrinkage")
-        lam, strength_cv = problem.choose_strength(everything, cancel)
+        columns, lam, strength_cv = choice.choose(everything, cancel)
     else:
         if strength < 0 or math.isnan(strength):
             raise ValueError(f"shrinkage strength must be >= 0, got {strength}")
         lam = float(strength)
+    problem = choice.problems[columns]
     w = problem.fit(everything, lam)
     meta: dict[str, Any] = {
         "kind": ADAPTED_KIND,
         "n_labels": len(runs),
         "strength": None if math.isinf(lam) else lam,
         "strength_cv": strength_cv,
+        "columns": columns,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "trace_ids": [r.key for r in runs],
         "base_version": base.params.version,
@@ -331,24 +371,25 @@ def fit_adapted(
     if embeddings is not None:
         meta["embeddings"] = bool(embeddings)
     if evaluate:
-        cv = _cross_validate(problem, cancel, progress)
+        cv = _cross_validate(choice, cancel, progress)
         meta["cv"] = {"shipped_step_at_1": round(cv.shipped, 6), "adapted_step_at_1": round(cv.adapted, 6),
                       "n": cv.n, "method": "leave-one-out"}
     progress(1, 1, "done")
     return problem.params(w, meta)
 
 
-def _cross_validate(problem: _Problem, cancel: CancelToken, progress: Progress) -> CrossValidation:
-    n = len(problem.runs)
-    w_base = problem.w_base[problem.columns]
-    shipped = sum(problem.hit(i, w_base) for i in range(n))
+def _cross_validate(choice: _Choice, cancel: CancelToken, progress: Progress) -> CrossValidation:
+    n = choice.n
+    base = choice.default
+    shipped = sum(base.hit(i, base.w_base[base.columns]) for i in range(n))
     adapted = 0
     for i in range(n):
         if cancel.cancelled:
             raise Cancelled()
         progress(i, n, f"cross-validation {i + 1}/{n}")
         train = [j for j in range(n) if j != i]
-        lam, _ = problem.choose_strength(train, cancel)
+        columns, lam, _ = choice.choose(train, cancel)
+        problem = choice.problems[columns]
         adapted += problem.hit(i, problem.fit(train, lam))
     return CrossValidation(shipped / n if n else 0.0, adapted / n if n else 0.0, n)
 
@@ -363,7 +404,7 @@ def cross_validated_step_at_1(base: Ranker, runs: Sequence[LabelledRun], *, prog
     Returns:
         ``(shipped_step_at_1, adapted_step_at_1, n)``.
     """
-    cv = _cross_validate(_Problem(base, runs), cancel or NeverCancel(), progress)
+    cv = _cross_validate(_Choice(base, runs), cancel or NeverCancel(), progress)
     return cv.shipped, cv.adapted, cv.n
 
 
@@ -381,16 +422,17 @@ def simulate(base: Ranker, runs: Sequence[LabelledRun], k: int, draws: int, seed
         raise ValueError(f"--adapt K must be between 0 and {n - 1} (the set has {n} runs), got {k}")
     if draws < 1:
         raise ValueError(f"draws must be >= 1, got {draws}")
-    problem = _Problem(base, runs)
+    choice = _Choice(base, runs)
     rng = np.random.default_rng(seed)
     out: list[Draw] = []
     for d in range(draws):
         progress(d, draws, f"draw {d + 1}/{draws}")
         train = tuple(sorted(int(i) for i in rng.choice(n, size=k, replace=False))) if k else ()
-        lam, strength_cv = problem.choose_strength(train) if k else (math.inf, {})
+        columns, lam, strength_cv = choice.choose(train) if k else ("all", math.inf, {})
+        problem = choice.problems[columns]
         w = problem.fit(train, lam)
         meta = {"kind": ADAPTED_KIND, "n_labels": k, "strength": None if math.isinf(lam) else lam,
-                "strength_cv": strength_cv, "trace_ids": [runs[i].key for i in train],
+                "strength_cv": strength_cv, "columns": columns, "trace_ids": [runs[i].key for i in train],
                 "base_version": base.params.version, "simulated_draw": d, "seed": seed}
         draw = Draw(d, train, lam, problem.params(w, meta))
         held = set(train)

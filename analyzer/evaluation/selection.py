@@ -7,7 +7,8 @@ alone:
   group-robust temperature, the weight of the structural prior, the weight of the
   detector-evidence prior and its weight on runs that log tool output;
 - the **agent rule** (:class:`AgentConfig`): the weight of each agent's share of the actions and
-  of the agent that first runs something;
+  of the agent that first runs something, and the temperature that spreads the step
+  distribution over the agents;
 - the **calibration temperature** of the reported probabilities.
 
 :func:`select` chooses them by leave-one-system-out *among the training systems*: each
@@ -99,6 +100,7 @@ class AgentConfig:
 
     actor_weight: float = 0.0
     first_runner_weight: float = 0.0
+    agent_temperature: float = 0.0
 
 
 START = StepConfig()
@@ -120,8 +122,10 @@ GRID: dict[str, tuple[Any, ...]] = {
 AGENT_GRID: dict[str, tuple[float, ...]] = {
     "actor_weight": (0.0, 1.0, 2.0, 4.0, 8.0),
     "first_runner_weight": (0.0, 0.5, 1.0, 2.0, 3.0),
+    "agent_temperature": (0.0, 0.5, 1.0, 2.0),
 }
-"""Agent-rule values tried (every pair)."""
+"""Agent-rule values tried (every combination; the plainest first: ties keep it). The temperature
+spreads the decisive-step distribution over the agents (0: the agent of the top step)."""
 
 TEMPERATURES: tuple[float, ...] = (1.0, 0.5, 0.75, 1.5, 2.0, 3.0, 5.0, 8.0)
 """Calibration temperatures tried."""
@@ -290,7 +294,7 @@ def _agent_hits(ps: PreparedSet, logits: dict[str, np.ndarray], cfg: AgentConfig
             continue
         steps = r.trajectory.steps
         first = first_runner(steps) if cfg.first_runner_weight else None
-        agent = responsible_agent(r.agents, logits[g.file], 0.0, actor_share(steps) if cfg.actor_weight else None,
+        agent = responsible_agent(r.agents, logits[g.file], cfg.agent_temperature, actor_share(steps) if cfg.actor_weight else None,
                                   cfg.actor_weight, first[0] if first else None, cfg.first_runner_weight)
         hits += normalise_agent(agent) == normalise_agent(g.agent)
     return hits / max(1, len(ps.golds))
@@ -301,13 +305,14 @@ def _select_agent(selector: Selector, held: dict[str, dict[str, np.ndarray]]) ->
     labelled = [h for h in held if selector.set(h).multi_agent]
     table: dict[str, float] = {}
     best: tuple[float, AgentConfig] | None = None
-    for a in AGENT_GRID["actor_weight"]:
-        for f in AGENT_GRID["first_runner_weight"]:
-            cfg = AgentConfig(a, f)
-            value = float(np.mean([_agent_hits(selector.set(h), held[h], cfg) for h in labelled])) if labelled else 0.0
-            table[f"actor {a:g}, first runner {f:g}"] = round(value, 6)
-            if best is None or value > best[0] + 1e-12:
-                best = (value, cfg)
+    for t in AGENT_GRID["agent_temperature"]:
+        for a in AGENT_GRID["actor_weight"]:
+            for f in AGENT_GRID["first_runner_weight"]:
+                cfg = AgentConfig(a, f, t)
+                value = float(np.mean([_agent_hits(selector.set(h), held[h], cfg) for h in labelled])) if labelled else 0.0
+                table[f"actor {a:g}, first runner {f:g}, temperature {t:g}"] = round(value, 6)
+                if best is None or value > best[0] + 1e-12:
+                    best = (value, cfg)
     assert best is not None
     return best[1], table
 
@@ -332,7 +337,7 @@ def _select_temperature(selector: Selector, held: dict[str, dict[str, np.ndarray
 def params_of(selector: Selector, names: Sequence[str], sel: Selection, meta: dict[str, Any] | None = None) -> RankerParams:
     """Params of the chosen configuration fitted on every run of the systems ``names``."""
     fitted = selector.fit(names, sel.step)
-    params = to_params(fitted, agent_temperature=0.0, actor_weight=sel.agent.actor_weight,
+    params = to_params(fitted, agent_temperature=sel.agent.agent_temperature, actor_weight=sel.agent.actor_weight,
                      first_runner_weight=sel.agent.first_runner_weight,
                      calibration_temperature=sel.temperature, uncertain_below=UNCERTAIN_BELOW,
                      meta={**(meta or {}), "fit": "group-robust transfer, nested selection",

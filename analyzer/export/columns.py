@@ -11,6 +11,7 @@ from dataclasses import replace
 import polars as pl
 
 from analyzer.analysis.result import RUN_COLUMNS, STEP_VALUE_COLUMNS
+from analyzer.contrast.corpus import CONTRAST_COLUMNS
 from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS, ColumnSpec
 from analyzer.metrics.efficiency import EFFICIENCY_COLUMNS
 from analyzer.metrics.labels import LABEL_COLUMNS
@@ -26,7 +27,7 @@ def _pick(specs: tuple[ColumnSpec, ...], *names: str) -> tuple[ColumnSpec, ...]:
     return tuple(by_name[n] for n in names)
 
 
-_TRACE_PART = (*_pick(TRACE_COLUMNS, "trace_id", "native_id", "model", "framework", "task_family", "task"),
+_TRACE_PART = (*_pick(TRACE_COLUMNS, "trace_id", "native_id", "model", "framework", "task_family", "task_key", "task"),
                replace(_pick(TRACE_COLUMNS, "outcome")[0], doc="Effective outcome: the analyst's, else the recorded "
                        "one, else the estimate (success | failure | unknown; see outcome_source)."),
                *OUTCOME_COLUMNS,
@@ -42,6 +43,7 @@ _RUN_PART = (
                 "when its answer is certain or an analyst set the decisive step."),
     *_pick(RUN_COLUMNS, "min_value", "largest_drop", "largest_drop_step", "drop_note"),
 )
+_CONTRAST_PART = _pick(CONTRAST_COLUMNS, "contrast_run", "contrast_cost", "divergence_step", "divergence_kind")
 _REVIEW_PART = _pick(LABEL_COLUMNS, "tags", "decisive_source", "label_source", "judge_decisive_step",
                      "judge_category", "notes")
 _INSIGHT_PART = (ColumnSpec("insight", pl.Utf8, "Insight (group of similar failures) of the run's decisive failure: "
@@ -52,7 +54,7 @@ _TAIL = (
     *_pick(TRACE_COLUMNS, "source_file", "source_format", "record"),
 )
 
-EXPORT_RUN_COLUMNS: tuple[ColumnSpec, ...] = (*_TRACE_PART, *_LABEL_PART, *_RUN_PART, *_REVIEW_PART, *_INSIGHT_PART, *_TAIL,
+EXPORT_RUN_COLUMNS: tuple[ColumnSpec, ...] = (*_TRACE_PART, *_LABEL_PART, *_RUN_PART, *_CONTRAST_PART, *_REVIEW_PART, *_INSIGHT_PART, *_TAIL,
                                               *SIGNAL_RUN_COLUMNS, *EFFICIENCY_COLUMNS)
 """``traces.csv``: one row per run (decisive step/category are the effective, reviewed ones)."""
 

@@ -33,6 +33,7 @@ from analyzer.locales import finding_text, note_text, step_list_text
 from analyzer.metrics.columns import COUNT_PREFIX
 from analyzer.metrics.model_names import NAMES_SEPARATOR
 from analyzer.metrics.models import DEFAULT_MIN_GROUP_RUNS, model_metrics, rank_groups
+from analyzer.schema.outcome_source import DECIDED_OUTCOMES, FAILED_OUTCOMES
 from analyzer.taxonomy import CATEGORIES, CATEGORY_IDS
 
 if TYPE_CHECKING:
@@ -214,6 +215,8 @@ class RunView:
     problems: str
     uncertain_steps: list[int] = field(default_factory=list)
     uncertain_list: str = ""
+    outcome: str = ""
+    outcome_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -236,6 +239,50 @@ class InsightView:
     recommendation_evidence: str = ""
 
 
+CONTRAST_ROWS = 20
+"""Failed runs listed in the contrast section (the rest are in ``traces.csv``)."""
+
+
+@dataclass
+class ContrastView:
+    """A failed run against the nearest success of its task (the report's contrast section)."""
+
+    run: str
+    task_key: str
+    model: str
+    success: str
+    divergence_step: int | None
+    kind: str
+
+
+@dataclass
+class ContrastSection:
+    """The contrast section: failed runs whose task also succeeded."""
+
+    tasks: int
+    runs: list[ContrastView]
+    with_divergence: int
+    total: int
+    omitted: int
+
+
+def contrast_section(table: pl.DataFrame) -> ContrastSection | None:
+    """The contrast section from ``traces.csv`` rows (None when no failed run has a success to compare)."""
+    if "contrast_run" not in table.columns:
+        return None
+    rows = table.filter(pl.col("contrast_run").is_not_null())
+    if rows.height == 0:
+        return None
+    label = {str(t): (f"{n} · {str(t)[:8]}" if n else str(t)) for t, n in table.select("trace_id", "native_id").iter_rows()}
+    ordered = rows.sort("task_key", nulls_last=True, maintain_order=True)
+    views = [ContrastView(label[str(r["trace_id"])], _str(r["task_key"]), _str(r["model"]) or "(unknown)",
+                          label.get(str(r["contrast_run"]), str(r["contrast_run"])), r["divergence_step"],
+                          _str(r["divergence_kind"]))
+             for r in ordered.head(CONTRAST_ROWS).iter_rows(named=True)]
+    return ContrastSection(int(rows["task_key"].n_unique()), views, int(rows["divergence_step"].is_not_null().sum()),
+                           rows.height, max(0, rows.height - CONTRAST_ROWS))
+
+
 @dataclass
 class Report:
     """Everything a report renders."""
@@ -256,6 +303,7 @@ class Report:
     insights: list[InsightView] = field(default_factory=list)
     insights_ungrouped: list[str] = field(default_factory=list)
     lang: str = "en"
+    contrast: ContrastSection | None = None
 
     @property
     def html_lang(self) -> str:
@@ -345,7 +393,7 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, resul
         model_rows = model_metrics(traces, result.runs if result is not None else None, annotations, steps=steps,
                                    aliases=aliases, min_runs=min_group_runs)
     metrics = rank_groups(model_rows, min_group_runs)
-    failed = table.filter(pl.col("outcome") == "failure")
+    failed = table.filter(pl.col("outcome").is_in(list(FAILED_OUTCOMES)))
     overall = {c: int(failed.filter(pl.col("category") == c).height) for c in CATEGORY_IDS}
     cats = _categories(overall, opts.lang)
     models = _model_views(metrics, cats)
@@ -363,7 +411,7 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, resul
         "models": metrics.height,
         "passes": int((table["outcome"] == "success").sum()),
         "failures": failed.height,
-        "unknown": table.height - int(table["outcome"].is_in(["success", "failure"]).fill_null(False).sum()),
+        "unknown": table.height - int(table["outcome"].is_in(list(DECIDED_OUTCOMES)).fill_null(False).sum()),
         "estimated": int((table["outcome_source"] == "estimate").fill_null(False).sum())
         if "outcome_source" in table.columns else 0,
         "analysed": analysed,
@@ -394,6 +442,7 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, resul
         insights=_insight_views(insights.with_aliases(aliases) if insights is not None else None, cats, traces,
                                 opts.lang),
         insights_ungrouped=_ungrouped_runs(insights, traces),
+        contrast=contrast_section(table),
     )
 
 
@@ -545,6 +594,7 @@ def _run_views(shown: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, result: 
             drop_note=note_text(_str(row["drop_note"]), opts.lang),  # written for the analyst's step if set
             rationale=rationale_text(structured.get(tid), _str(row["rationale"]), opts.lang),
             source=f"{_str(row['source_file'])} [{_str(row['record'])}]" if row["source_file"] else "",
+            outcome=_str(row.get("outcome")), outcome_source=_str(row.get("outcome_source")),
             plot_uri=data_uri(plot), sparkline=sparkline(values),
             excerpt=_excerpt(st, values, decisive, row["largest_drop_step"], findings, opts, unsure),
             findings=findings, tags=[t for t in _str(row["tags"]).split(",") if t],

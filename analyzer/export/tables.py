@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from analyzer.analysis.result import AnalysisResult
+from analyzer.contrast.corpus import CONTRAST_COLUMNS, contrast_corpus, task_groups
 from analyzer.export.columns import EXPORT_RUN_COLUMNS, EXPORT_STEP_COLUMNS, TOP_K
 from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import ANNOTATION_COLUMNS, FINDING_COLUMNS, ColumnSpec, schema_of
@@ -21,6 +22,21 @@ def conform(df: pl.DataFrame, columns: tuple[ColumnSpec, ...]) -> pl.DataFrame:
         for c in columns
     ]
     return df.select(exprs) if df.width else pl.DataFrame(schema=schema_of(columns))
+
+
+def contrast_frame(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame | None,
+                   result: AnalysisResult | None) -> pl.DataFrame:
+    """CONTRAST_COLUMNS of every failed run of ``traces`` whose task also succeeded.
+
+    Computed over all the runs with the pairs the analysis aligned as cache (only pairs it does not
+    hold are aligned: runs it did not analyse, results read back from a workspace); without steps,
+    the analysis's own rows.
+    """
+    if steps is None:
+        return result.contrast if result is not None else empty_frame(CONTRAST_COLUMNS)
+    if not task_groups(traces):
+        return empty_frame(CONTRAST_COLUMNS)
+    return contrast_corpus(traces, steps, cached=result.pairs if result is not None else None).runs
 
 
 def _first_k(expr: pl.Expr, k: int) -> pl.Expr:
@@ -59,6 +75,10 @@ def run_table(traces: pl.DataFrame, result: AnalysisResult | None = None,
           .join(run_extra, on="trace_id", how="left", maintain_order="left")
           .join(labels, on="trace_id", how="left", maintain_order="left"))
     df = df.join(efficiency_table(traces, steps), on="trace_id", how="left", maintain_order="left")
+    contrast = contrast_frame(traces, steps, result).select("trace_id", "contrast_run", "contrast_cost",
+                                                            "divergence_step", "divergence_kind")
+    df = df.drop([c for c in contrast.columns if c in df.columns and c != "trace_id"])
+    df = df.join(contrast, on="trace_id", how="left", maintain_order="left")
     if insights is not None and insights.height:
         df = df.join(insights.select("trace_id", "insight").unique("trace_id", keep="last"), on="trace_id",
                      how="left", maintain_order="left")

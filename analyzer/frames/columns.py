@@ -36,7 +36,7 @@ TRACE_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("framework", pl.Utf8, "Agent framework."),
     ColumnSpec("task_family", pl.Utf8, "Task family / dataset / level."),
     ColumnSpec("task_key", pl.Utf8, "Identity of the task across runs."),
-    ColumnSpec("outcome", pl.Utf8, "success | failure | unknown."),
+    ColumnSpec("outcome", pl.Utf8, "success | failure | error | unknown."),
     ColumnSpec("outcome_raw", pl.Utf8, "Raw success value from the file."),
     ColumnSpec("outcome_source", pl.Utf8, "Where the outcome came from (file, a sidecar, labels, analyst, estimate)."),
     ColumnSpec("score", pl.Float64, "Numeric score or reward."),

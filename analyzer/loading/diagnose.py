@@ -161,3 +161,26 @@ def _unknown_shape(where: str, shape: str, tried: list[str]) -> Message:
     if tried:
         return reason("unknown_shape_tried", where=where, shape=shape, tried=", ".join(tried))
     return reason("unknown_shape", where=where, shape=shape)
+
+
+def not_a_trace(path: Path, head: bytes, opened: bool) -> Message | None:
+    """What a file no importer's pattern matches is, when that is worth a load problem; else None.
+
+    An SQLite database is always named (it may well be a trace store: Phoenix spans saved to
+    SQLite); any other file only when it was opened on its own (not found in a folder, where
+    READMEs, images and logs are skipped quietly): binary data, or a kind no importer reads.
+
+    Args:
+        path: The file.
+        head: Its first bytes.
+        opened: True when the file was given itself (not found in a folder).
+    """
+    if head.startswith(b"SQLite format 3\x00"):
+        return imsg("not_a_trace_sqlite")
+    if not opened:
+        return None
+    problem = _text_problem(head, len(head) < 65536)
+    if problem is not None:
+        kind = problem.id.removeprefix("binary_") if problem.id.startswith("binary_") else None
+        return problem if kind else imsg("not_a_trace_binary")
+    return imsg("not_a_trace_kind", suffix=path.suffix or path.name)

@@ -12,11 +12,24 @@ only when a file needs it.
 
 The worker is started with ``spawn`` (a fresh interpreter; ``fork`` is unsafe in a process
 with Qt or polars threads). It rebuilds the importer from the spec's ``module:callable``.
+
+The worker hands its frames back as uncompressed Arrow IPC files in a private temporary folder,
+which the parent memory-maps into its frames (:func:`_take`; Arrow's layout is polars' own: no
+copy, no conversion) instead of receiving them pickled through a pipe (a serialisation on each
+side and the pipe in between cost more than the read itself for a 100 MB file). One
+worker is kept warm between loads for ``LoadLimits.worker_idle_seconds`` (:func:`acquire_worker`,
+:func:`release_worker`): its start, an interpreter importing the readers, costs about as much as
+reading 100 MB. A load that finds it busy (another thread is loading) gets a worker of its own.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
+import shutil
+import sys
+import tempfile
+import threading
 import time
 import weakref
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -24,7 +37,9 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+import polars as pl
 
 from analyzer.errors import LoadError
 from analyzer.frames.build import empty_frame
@@ -63,8 +78,62 @@ def _child_init(memory_bytes: int) -> None:
 _HOSTS: dict[tuple[str, str], PluginHost] = {}
 
 
-def _child_read(path: str, spec: ImporterSpec, limits: LoadLimits) -> FileRead:
-    """Worker side: read one file with a host holding just this importer."""
+class _Handoff(NamedTuple):
+    """What the worker sends back: where its frames are (Arrow IPC files), and the small rest."""
+
+    folder: str
+    errors: list[LoadError]
+    notes: list[str]
+
+
+def _child_read(path: str, spec: ImporterSpec, limits: LoadLimits, sys_path: list[str]) -> _Handoff | FileRead:
+    """Worker side: read one file with a host holding just this importer; frames go to IPC files."""
+    for entry in sys_path:  # a kept worker learns the parent's later import paths (plugins added since)
+        if entry not in sys.path:
+            sys.path.append(entry)
+    read = _read_in_child(path, spec, limits)
+    try:
+        folder = tempfile.mkdtemp(prefix="trajscope-worker-")
+    except OSError:
+        return read  # no room for the files: send the frames through the pipe
+    try:
+        read.traces.write_ipc(os.path.join(folder, "traces.arrow"), compression="uncompressed")
+        read.steps.write_ipc(os.path.join(folder, "steps.arrow"), compression="uncompressed")
+    except OSError:
+        shutil.rmtree(folder, ignore_errors=True)
+        return read
+    return _Handoff(folder, read.errors, read.notes)
+
+
+def _take(got: _Handoff | FileRead) -> FileRead:
+    """Parent side: the worker's frames, memory-mapped from its IPC files (which are then removed).
+
+    The frames share the mapped pages (Arrow's layout is polars' own: no copy, no conversion);
+    an unlinked file stays mapped until the frames let go of it. Where an open file cannot be
+    removed (Windows), the frames are read into memory first.
+    """
+    if isinstance(got, FileRead):
+        return got
+    try:
+        traces, steps = (_mapped(os.path.join(got.folder, f"{name}.arrow")) for name in ("traces", "steps"))
+    finally:
+        shutil.rmtree(got.folder, ignore_errors=True)
+    return FileRead(traces, steps, got.errors, got.notes)
+
+
+def _mapped(path: str) -> pl.DataFrame:
+    if os.name == "nt":
+        return pl.read_ipc(path)
+    import pyarrow as pa
+
+    with pa.memory_map(path) as source:
+        table = pa.ipc.open_file(source).read_all()
+    frame = pl.from_arrow(table, rechunk=False)
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def _read_in_child(path: str, spec: ImporterSpec, limits: LoadLimits) -> FileRead:
     key = (spec.id, spec.callable)
     host = _HOSTS.get(key)
     if host is None:
@@ -130,14 +199,15 @@ class IsolatedReader:
                             [LoadError(str(path), None, spec.id, reason)], [])
 
         try:
-            fut: Future[FileRead] = self._ensure().submit(_child_read, str(path), spec, self.limits)
+            fut: Future[_Handoff | FileRead] = self._ensure().submit(_child_read, str(path), spec, self.limits,
+                                                                     list(sys.path))
         except (BrokenProcessPool, RuntimeError, OSError) as exc:
             self._kill()
             return failed(f"cannot start the worker process that reads large files ({exc})")
         deadline = time.monotonic() + self.limits.max_worker_seconds
         while True:
             try:
-                return fut.result(timeout=_POLL_S)
+                return _take(fut.result(timeout=_POLL_S))
             except FutureTimeout:
                 if cancel.cancelled:
                     self._kill()
@@ -159,3 +229,72 @@ class IsolatedReader:
 
 def _shutdown(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
+
+
+# ---- the worker kept warm between loads ---------------------------------------------------------
+
+_LOCK = threading.Lock()
+_KEPT: IsolatedReader | None = None
+_KEPT_BUSY = False
+_IDLE_TIMER: threading.Timer | None = None
+
+
+def acquire_worker(limits: LoadLimits) -> IsolatedReader:
+    """The kept worker when it is idle and was made for these limits, else a new one.
+
+    Give it back with :func:`release_worker` when the load ends.
+    """
+    global _KEPT, _KEPT_BUSY, _IDLE_TIMER
+    with _LOCK:
+        if _IDLE_TIMER is not None:
+            _IDLE_TIMER.cancel()
+            _IDLE_TIMER = None
+        if _KEPT is not None and not _KEPT_BUSY and _KEPT.limits == limits:
+            _KEPT_BUSY = True
+            return _KEPT
+        return IsolatedReader(limits)
+
+
+def release_worker(worker: IsolatedReader) -> None:
+    """Keep a worker for the next load for ``worker_idle_seconds`` (or stop it now)."""
+    global _KEPT, _KEPT_BUSY, _IDLE_TIMER
+    idle = worker.limits.worker_idle_seconds
+    stop: list[IsolatedReader] = []
+    with _LOCK:
+        if worker is _KEPT:
+            _KEPT_BUSY = False
+        elif idle > 0 and (_KEPT is None or (not _KEPT_BUSY and _KEPT.limits != worker.limits)):
+            if _KEPT is not None:  # kept for other limits: the newer choice wins
+                stop.append(_KEPT)
+            _KEPT, _KEPT_BUSY = worker, False
+        else:  # one is kept already
+            stop.append(worker)
+        if _KEPT is worker and not _KEPT_BUSY:
+            if idle > 0:
+                _IDLE_TIMER = threading.Timer(idle, _stop_kept)
+                _IDLE_TIMER.daemon = True
+                _IDLE_TIMER.start()
+            else:
+                stop.append(worker)
+                _KEPT = None
+    for w in stop:
+        w.close()
+
+
+def stop_kept_worker() -> None:
+    """Stop the kept worker now (when it is idle): the next load starts a new one."""
+    with _LOCK:
+        if _IDLE_TIMER is not None:
+            _IDLE_TIMER.cancel()
+    _stop_kept()
+
+
+def _stop_kept() -> None:
+    global _KEPT, _IDLE_TIMER
+    with _LOCK:
+        kept = _KEPT if not _KEPT_BUSY else None
+        if kept is not None:
+            _KEPT = None
+        _IDLE_TIMER = None
+    if kept is not None:
+        kept.close()

@@ -7,6 +7,8 @@ or a per-record error reported through the import context, never a crash or a ha
 from __future__ import annotations
 
 import contextlib
+import json
+import math
 import mmap
 import os
 import re
@@ -18,8 +20,9 @@ from typing import Any
 import orjson
 
 from analyzer import guard
-from analyzer.errors import ImportFailure
+from analyzer.errors import DamagedRecord, ImportFailure
 from analyzer.import_messages import imsg
+from analyzer.loading.salvage import salvage_document
 from analyzer.messages import Message
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.reasons import reason
@@ -39,33 +42,178 @@ def decode_text(raw: bytes, where: str = "file") -> str:
     """Decode bytes as UTF-8 (BOM allowed); bytes that are not UTF-8 become U+FFFD (counted).
 
     Raises:
-        ImportFailure: When the bytes look binary (NUL bytes near the start).
+        ImportFailure: When the bytes look binary: more than one NUL byte in 64 of the first
+            8 KB (UTF-16 text, a database, an image). A stray NUL in text is the damage of
+            one record (a raw control character in a string), not the file's.
     """
-    if b"\x00" in raw[:8192]:
+    head = raw[:8192]
+    if b"\x00" in head and head.count(b"\x00") > len(head) // 64:
         raise ImportFailure(reason("json_binary", where=where))
     return guard.decode_utf8(raw)
 
 
-def parse_json(raw: bytes | str, where: str = "file") -> Any:
-    """Parse one JSON value with clear errors for empty, truncated and too-deep input.
+_BOM = "\ufeff"
+_BIG_INT = re.compile(rb"[:\[,]\s*-?\d{20,}")
+"""An integer literal of 20+ digits: orjson reads one beyond 64 bits as a float (losing digits)."""
+_BIG_INT_TEXT = re.compile(r"[:\[,]\s*-?\d{20,}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
-    Nesting past 1,024 levels is refused; nesting past 254 levels (what can be written back)
-    is cut at ``load_limits.max_depth`` and marked (see :func:`analyzer.guard.limit_depth`).
+
+def _parse_constant(name: str) -> None:
+    """``NaN``, ``Infinity``, ``-Infinity`` (what Python's ``json.dumps`` writes): null, counted."""
+    guard.current().numbers_nulled += 1
+
+
+def _parse_float(text: str) -> float | None:
+    """A JSON fraction/exponent; one beyond a double's range (``1e400``) is null, counted."""
+    value = float(text)
+    if math.isinf(value) or math.isnan(value):
+        guard.current().numbers_nulled += 1
+        return None
+    return value
+
+
+def _parse_int(text: str) -> int | str:
+    """A JSON integer, exactly; one past Python's digit limit is kept as its text, counted."""
+    try:
+        return int(text)
+    except ValueError:
+        guard.current().numbers_as_text += 1
+        return text
+
+
+_LENIENT = json.JSONDecoder(parse_float=_parse_float, parse_int=_parse_int, parse_constant=_parse_constant,
+                            strict=False)
+"""The fallback decoder: what orjson refuses but a tool really writes is read, not rejected."""
+
+
+def _fix_surrogates(value: Any) -> Any:
+    """``value`` with lone surrogates in its strings (and keys) replaced by U+FFFD, counted (iterative)."""
+
+    def fix(s: str) -> str:
+        n = len(_SURROGATE.findall(s))
+        guard.current().surrogates_replaced += n
+        return _SURROGATE.sub("\ufffd", s)
+
+    def bad(s: str) -> bool:
+        try:
+            s.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+
+    if isinstance(value, str):
+        return fix(value) if bad(value) else value
+    if not isinstance(value, (dict, list)):
+        return value
+    stack: list[Any] = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            for k in list(v):
+                item = v[k]
+                if isinstance(k, str) and bad(k):
+                    del v[k]
+                    k = fix(k)
+                    v[k] = item
+                if isinstance(item, str):
+                    if bad(item):
+                        v[k] = fix(item)
+                elif isinstance(item, (dict, list)):
+                    stack.append(item)
+        else:
+            for i, item in enumerate(v):
+                if isinstance(item, str):
+                    if bad(item):
+                        v[i] = fix(item)
+                elif isinstance(item, (dict, list)):
+                    stack.append(item)
+    return value
+
+
+def lenient_loads(text: str) -> Any:
+    """Parse ``text`` with the standard library's decoder and the lenient hooks (no fast path).
+
+    ``NaN``/``Infinity``/``-Infinity`` and numbers beyond a double's range become null, big
+    integers stay exact, lone surrogates become U+FFFD, raw control characters (a NUL) in
+    strings are kept; each repair is counted on the active
+    guard (:mod:`analyzer.guard`). Raises ``json.JSONDecodeError`` for invalid JSON and
+    ``RecursionError`` for nesting past the interpreter's limit.
+    """
+    value, end = _LENIENT.raw_decode(text, _skip_ws(text, 0))
+    if _skip_ws(text, end) != len(text):
+        raise json.JSONDecodeError("Extra data", text, end)
+    return _fix_surrogates(value)
+
+
+def lenient_raw_decode(text: str, pos: int) -> tuple[Any, int]:
+    """One value of ``text`` starting at ``pos`` (lenient, see :func:`lenient_loads`): ``(value, end)``."""
+    value, end = _LENIENT.raw_decode(text, pos)
+    return _fix_surrogates(value), end
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    n = len(text)
+    while pos < n and text[pos] in " \t\r\n\ufeff":
+        pos += 1
+    return pos
+
+
+def loads(raw: bytes | str, where: str = "file") -> Any:
+    """Parse one JSON value: the one JSON reading path of every importer.
+
+    Fast path: orjson. Only when orjson refuses the text, or it holds an integer of 20+
+    digits that orjson would turn into a float, the lenient decoder reads it (see
+    :func:`lenient_loads`): ``NaN``/``Infinity`` and out-of-range numbers become null, lone
+    surrogates U+FFFD, big integers stay exact. A UTF-8 BOM is whitespace; bytes that are not
+    UTF-8 become U+FFFD (counted). Nesting past 254 levels is cut at ``load_limits.max_depth``
+    and marked (:func:`analyzer.guard.limit_depth`) before any importer sees the value.
+
+    Raises:
+        ImportFailure: For empty, truncated, invalid or binary input (naming ``where``).
     """
     if isinstance(raw, bytes):
         raw = decode_text(raw, where)
+    elif raw.startswith(_BOM):
+        raw = raw[1:]
     if not raw.strip():
         raise ImportFailure(reason("json_empty", where=where))
+    if _BIG_INT_TEXT.search(raw) is None:
+        try:
+            return guard.limit_depth(orjson.loads(raw), len(raw))
+        except orjson.JSONDecodeError as exc:
+            first: Exception = exc
+    else:
+        first = ValueError("big integer")
     try:
-        return guard.limit_depth(orjson.loads(raw), len(raw))
-    except orjson.JSONDecodeError as exc:
-        msg = _where_in(str(exc), where)
-        low = msg.lower()
-        if "recursion" in low or "depth limit" in low:
-            raise ImportFailure(reason("json_too_deep", where=where)) from None
-        if "unexpected end" in low or "eof" in low:
-            raise ImportFailure(reason("json_truncated", where=where, error=msg)) from None
-        raise ImportFailure(reason("json_invalid", where=where, error=msg)) from None
+        return guard.limit_depth(lenient_loads(raw), len(raw))
+    except RecursionError:
+        raise ImportFailure(reason("json_too_deep", where=where)) from None
+    except (json.JSONDecodeError, ValueError) as exc:
+        if not isinstance(first, orjson.JSONDecodeError):
+            try:
+                orjson.loads(raw)
+            except orjson.JSONDecodeError as oexc:
+                first = oexc
+            else:  # pragma: no cover - the lenient decoder accepts all orjson does
+                first = exc
+        raise _failure(first, where) from None
+
+
+def _failure(exc: Exception, where: str) -> ImportFailure:
+    """The load problem for orjson's error ``exc`` (too deep, truncated or invalid)."""
+    msg = _where_in(str(exc), where)
+    low = msg.lower()
+    if "recursion" in low or "depth limit" in low:
+        return ImportFailure(reason("json_too_deep", where=where))
+    if "unexpected end" in low or "eof" in low:
+        return ImportFailure(reason("json_truncated", where=where, error=msg))
+    return ImportFailure(reason("json_invalid", where=where, error=msg))
+
+
+def parse_json(raw: bytes | str, where: str = "file") -> Any:
+    """Parse one JSON value (the same as :func:`loads`, kept for existing callers)."""
+    return loads(raw, where)
 
 
 _POSITION = re.compile(r": line (\d+) column (\d+) \(char \d+\)$")
@@ -82,8 +230,32 @@ def _where_in(msg: str, where: str) -> str:
     return f"{msg[: m.start()]} {pos}"
 
 
-def read_json_document(path: Path, max_bytes: int | None = None) -> Any:
-    """Read a whole-file JSON document with a size cap (default ``load_limits.max_document_bytes``)."""
+def _decode_one(text: str, pos: int) -> tuple[Any, int]:
+    """One value at ``pos`` (lenient), nesting cut like a whole document: ``(value, end)``."""
+    value, end = lenient_raw_decode(text, pos)
+    return guard.limit_depth(value, end - pos), end
+
+
+def _strict(text: str) -> Any:
+    return loads(text, "file")
+
+
+def read_json_document(path: Path, max_bytes: int | None = None, records: tuple[str, ...] = ()) -> Any:
+    """Read a whole-file JSON document with a size cap (default ``load_limits.max_document_bytes``).
+
+    Args:
+        path: The file.
+        max_bytes: Size cap.
+        records: Where the file keeps one record per list item: ``""`` (a top-level list)
+            and/or keys of a top-level object (``"samples"``). When the document does not
+            parse, the list there is salvaged (:mod:`analyzer.loading.salvage`): each record
+            that does not parse becomes a :class:`analyzer.errors.DamagedRecord` (reported by
+            :meth:`ImportContext.guarded` for its record) and the others are read.
+
+    Raises:
+        ImportFailure: When the file is empty, over the cap, or does not parse (and could not
+            be salvaged).
+    """
     if max_bytes is None:
         max_bytes = guard.limits().max_document_bytes
     size = path.stat().st_size
@@ -92,7 +264,26 @@ def read_json_document(path: Path, max_bytes: int | None = None) -> Any:
     if size > max_bytes:
         raise ImportFailure(reason("document_over_cap", size=format_bytes(size), cap=format_bytes(max_bytes),
                                    setting=LoadLimits.setting("max_document_bytes")))
-    return parse_json(path.read_bytes(), "file")
+    raw = path.read_bytes()
+    try:
+        return loads(raw, "file")
+    except ImportFailure as exc:
+        if not records or exc.message is None or exc.message.id not in ("json_invalid", "json_truncated",
+                                                                         "json_too_deep"):
+            raise
+        failure = exc
+    got = salvage_records(raw, records)
+    if got is None:
+        raise failure
+    return got
+
+
+def salvage_records(raw: bytes, records: tuple[str, ...]) -> Any | None:
+    """The document of ``raw`` with its record list salvaged (see :func:`read_json_document`), or None."""
+    text = decode_text(raw, "file")
+    bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+    got = salvage_document(text, _decode_one, _strict, records, byte_base=bom)
+    return None if got is None else got[0]
 
 
 def _too_long(max_line_bytes: int) -> Message:
@@ -265,6 +456,21 @@ def first_json_char(head: bytes) -> str:
     return chr(s[0]) if s else ""
 
 
+def finite_float(value: Any) -> float | None:
+    """``value`` as a finite float, or None.
+
+    None for non-numbers, booleans, NaN, infinities and integers beyond a double's range (an
+    exact 400-digit integer must not raise ``OverflowError`` in an importer).
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        out = float(value)
+    except OverflowError:
+        return None
+    return out if math.isfinite(out) else None
+
+
 def as_text(value: Any) -> str:
     """Best-effort plain text of a content value (str, list of parts, dict, None)."""
     if value is None:
@@ -303,12 +509,15 @@ def args_text(value: Any) -> str | None:
     return guard.dumps(value)
 
 
-def iter_records(path: Path, ctx: ImportContext, shape_error: str | Message) -> Iterator[tuple[str, Any]]:
+def iter_records(path: Path, ctx: ImportContext, shape_error: str | Message,
+                 records: tuple[str, ...] = ("",)) -> Iterator[tuple[str, Any]]:
     """Yield ``(record locator, value)`` for the records of a one-record-per-item file.
 
     ``.jsonl``/``.ndjson``: one record per line (``line N``); otherwise a JSON document holding
     one object (``$``) or a list of them (``[i]``). Bad JSONL lines are reported through
-    ``ctx``; the cancel token is checked between records.
+    ``ctx``; the cancel token is checked between records. ``records`` says where a damaged
+    document keeps its records (see :func:`read_json_document`): a record that does not
+    parse is then one error (or a :class:`DamagedRecord` inside the object yielded).
 
     Raises:
         ImportFailure: With ``shape_error`` when the document is neither an object nor a list.
@@ -317,13 +526,16 @@ def iter_records(path: Path, ctx: ImportContext, shape_error: str | Message) -> 
         for lineno, obj in iter_jsonl(path, ctx):
             yield f"line {lineno}", obj
         return
-    doc = read_json_document(path)
+    doc = read_json_document(path, records=records)
     if isinstance(doc, dict):
         yield "$", doc
     elif isinstance(doc, list):
         for i, obj in enumerate(doc):
             if ctx.cancel.cancelled:
                 return
+            if isinstance(obj, DamagedRecord):
+                ctx.error(f"[{i}]", obj.message)
+                continue
             yield f"[{i}]", obj
     else:
         raise ImportFailure(shape_error)

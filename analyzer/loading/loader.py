@@ -9,23 +9,29 @@ every good file still loads.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import polars as pl
 
-from analyzer.errors import LoadError, PluginError
+from analyzer import guard
+from analyzer.errors import ImportFailure, LoadError, PluginError
 from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS
 from analyzer.jobs import CancelToken, NeverCancel, Progress, no_progress
 from analyzer.loading.cache import ParsedCache, file_digest, importer_stamp
-from analyzer.loading.diagnose import diagnose_unclaimed
-from analyzer.loading.isolate import IsolatedReader, needs_isolation
+from analyzer.loading.compressed import inflate_to, inner_name
+from analyzer.loading.diagnose import diagnose_unclaimed, not_a_trace
+from analyzer.loading.isolate import IsolatedReader, acquire_worker, needs_isolation, release_worker
 from analyzer.loading.jsonio import first_json_char, head_bytes
+from analyzer.loading.outcomes import settle_outcomes
 from analyzer.loading.read import FileRead, identity_column, read_file, salted_id
+from analyzer.loading.records import RecordView, record_views, viewing
 from analyzer.loading.structure import JsonShape, json_shape
+from analyzer.loading.task_key import fill_task_keys
 from analyzer.messages import Message
 from analyzer.plugin_host.registry import ImporterSpec, PluginHost, default_host
 from analyzer.reasons import reason
@@ -74,18 +80,25 @@ def iter_files(paths: Iterable[str | Path]) -> Iterator[Path]:
             yield path
 
 
-def claim(path: Path, host: PluginHost) -> tuple[ImporterSpec | None, list[ImporterSpec], Message | None]:
+def claim(path: Path, host: PluginHost, candidates: list[ImporterSpec] | None = None,
+          ) -> tuple[ImporterSpec | None, list[ImporterSpec], Message | None]:
     """Pick the importer for a file.
 
     Importers that define ``sniff_structure(shape, path)`` judge a JSON/JSONL file by its
     parsed structure (:func:`analyzer.loading.structure.json_shape`, computed once per file);
     the others, and every non-JSON file, by ``sniff(head, path)`` on its first bytes.
 
+    Args:
+        path: The file.
+        host: Plugin host.
+        candidates: The importers to ask (by priority); default every importer whose patterns match.
+
     Returns:
         ``(winner, candidates, problem)``: the winning spec (or None), the specs whose
         patterns matched, and the problem (a load-problem message) when the file could not be sniffed.
     """
-    candidates = [s for s in host.importers() if s.matches(path)]
+    if candidates is None:
+        candidates = [s for s in host.importers() if s.matches(path)]
     if not candidates:
         return None, [], None
     try:
@@ -93,20 +106,80 @@ def claim(path: Path, host: PluginHost) -> tuple[ImporterSpec | None, list[Impor
     except OSError as exc:
         return None, candidates, reason("cannot_read", error=str(exc.strerror or exc))
     shape = _LazyShape(path, head)
-    for spec in candidates:  # sorted by priority, highest first
-        try:
-            importer = host.load_importer(spec.id)
-            by_shape = getattr(importer, "sniff_structure", None)
-            if callable(by_shape) and shape.get() is not None:
-                if by_shape(shape.get(), path):
-                    return spec, candidates, None
-            elif importer.sniff(head, path):
-                return spec, candidates, None
-        except PluginError:
-            continue
-        except Exception:  # a sniff that raises simply does not claim
-            continue
+    for i, spec in enumerate(candidates):  # sorted by priority, highest first
+        if _claims(host, spec, path, head, shape.get):
+            if i and path.suffix.lower() in (".jsonl", ".ndjson"):
+                return _line_majority(path, head, candidates[:i], host) or spec, candidates, None
+            return spec, candidates, None
+    if shape.json or path.suffix.lower() in (".jsonl", ".ndjson"):
+        return _claim_by_majority(path, head, candidates, host), candidates, None
     return None, candidates, None
+
+
+def _claims(host: PluginHost, spec: ImporterSpec, path: Path, head: bytes,
+            shape: Callable[[], JsonShape | None]) -> bool:
+    """Whether ``spec``'s importer claims the file (by its JSON shape or its head bytes)."""
+    try:
+        importer = host.load_importer(spec.id)
+        by_shape = getattr(importer, "sniff_structure", None)
+        if callable(by_shape) and shape() is not None:
+            return bool(by_shape(shape(), path))
+        return bool(importer.sniff(head, path))
+    except PluginError:
+        return False
+    except Exception:  # a sniff that raises simply does not claim
+        return False
+
+
+def _fixed(shape: JsonShape | None) -> Callable[[], JsonShape | None]:
+    return lambda: shape
+
+
+def _line_majority(path: Path, head: bytes, higher: list[ImporterSpec], host: PluginHost) -> ImporterSpec | None:
+    """A higher-priority importer that claims every line of a JSONL file's first ones but line 1.
+
+    A damaged first line (a span that lost its ``name``) can let a more general importer
+    claim the file; the format of all the other lines wins back. Cheap: a few lines parsed.
+    """
+    try:
+        views = record_views(path, head)
+    except Exception:  # a file that cannot be looked at line by line keeps its first claim
+        return None
+    if len(views) < 3:
+        return None
+    for spec in higher:
+        votes = [_view_claims(host, spec, path, v) for v in views]
+        if not votes[0] and all(votes[1:]):
+            return spec
+    return None
+
+
+def _view_claims(host: PluginHost, spec: ImporterSpec, path: Path, view: RecordView) -> bool:
+    if view.shape is None:
+        return False
+    with viewing(view.index):
+        return _claims(host, spec, path, view.head, _fixed(view.shape))
+
+
+def _claim_by_majority(path: Path, head: bytes, candidates: list[ImporterSpec],
+                       host: PluginHost) -> ImporterSpec | None:
+    """The importer that claims at least half of the file's first records (record by record).
+
+    Asked only when no importer claims the file by its first record: a JSON list or JSONL
+    file whose first record is damaged, or lacks a key, is still claimed by the format of
+    the others (:mod:`analyzer.loading.records`); that record is then one error.
+    """
+    try:
+        views = record_views(path, head)
+    except Exception:  # a file that cannot be looked at record by record is not claimed so
+        return None
+    if not views:
+        return None
+    for spec in candidates:
+        votes = sum(_view_claims(host, spec, path, v) for v in views)  # a damaged record votes for none
+        if votes and 2 * votes >= len(views):
+            return spec
+    return None
 
 
 class _LazyShape:
@@ -181,6 +254,7 @@ def load(
     cancel = cancel or NeverCancel()
     reader = _Reader(host, limits or load_settings().load_limits)
     files = list(iter_files(paths))
+    opened = {Path(p) for p in paths if not Path(p).is_dir()}
     result = LoadResult()
     trace_frames: list[pl.DataFrame] = []
     step_frames: list[pl.DataFrame] = []
@@ -195,21 +269,10 @@ def load(
             part.errors.append(LoadError.of(str(path), None, None, reason("file_not_found")))
         elif not path.is_file():  # a pipe or device would block or never end
             part.errors.append(LoadError.of(str(path), None, None, reason("not_regular_file")))
-        elif importer:
-            spec = host.importer_spec(importer)
-            _read_into(part, path, spec, reader, cancel, cache)
-        elif any(s.is_sidecar(path) for s in host.importers()):
-            part.skipped.append(str(path))
+        elif inner_name(path) is not None:
+            _read_compressed(part, path, path in opened, host, reader, cancel, cache, importer)
         else:
-            spec_or_none, candidates, problem = claim(path, host)
-            if problem:
-                part.errors.append(LoadError.of(str(path), None, None, problem))
-            elif spec_or_none is None and not candidates:
-                part.skipped.append(str(path))
-            elif spec_or_none is None:
-                part.errors.append(_as_error(str(path), _unclaimed_reason(path, candidates, host)))
-            else:
-                _read_into(part, path, spec_or_none, reader, cancel, cache)
+            _read_plain(part, path, path in opened, host, reader, cancel, cache, importer)
         seen.admit(part, path)
         trace_frames.append(part.traces)
         step_frames.append(part.steps)
@@ -228,6 +291,64 @@ def load(
         result.traces = pl.concat(trace_frames, how="vertical_relaxed")
         result.steps = pl.concat(step_frames, how="vertical_relaxed")
     return result
+
+
+def _read_plain(part: LoadResult, path: Path, opened: bool, host: PluginHost, reader: _Reader,
+                cancel: CancelToken, cache: ParsedCache | None, importer: str | None) -> None:
+    """Claim and read one (uncompressed) file into ``part``; sidecars and non-trace files are skipped or named."""
+    if importer:
+        _read_into(part, path, host.importer_spec(importer), reader, cancel, cache)
+    elif any(s.is_sidecar(path) for s in host.importers()):
+        with guard.guarding(reader.limits):  # load_limits.max_sniff_seconds
+            sidecar_spec = claim(path, host, [s for s in host.importers() if s.names(path)])[0]
+        if sidecar_spec is None:
+            part.skipped.append(str(path))
+        else:
+            _read_into(part, path, sidecar_spec, reader, cancel, cache)
+    else:
+        with guard.guarding(reader.limits):  # load_limits.max_sniff_seconds
+            spec_or_none, candidates, problem = claim(path, host)
+        if problem:
+            part.errors.append(LoadError.of(str(path), None, None, problem))
+        elif spec_or_none is None and not candidates:
+            what = _what_it_is(path, opened)
+            if what is None:
+                part.skipped.append(str(path))
+            else:
+                part.errors.append(LoadError.of(str(path), None, None, what))
+        elif spec_or_none is None:
+            part.errors.append(_as_error(str(path), _unclaimed_reason(path, candidates, host)))
+        else:
+            _read_into(part, path, spec_or_none, reader, cancel, cache)
+
+
+def _what_it_is(path: Path, opened: bool) -> Message | None:
+    try:
+        return not_a_trace(path, head_bytes(path), opened)
+    except OSError as exc:
+        return reason("cannot_read", error=str(exc.strerror or exc))
+
+
+def _read_compressed(part: LoadResult, path: Path, opened: bool, host: PluginHost, reader: _Reader,
+                     cancel: CancelToken, cache: ParsedCache | None, importer: str | None) -> None:
+    """Read ``x.json.gz`` (``.bz2``, ``.xz``, ``.zst``) as ``x.json`` (see :mod:`analyzer.loading.compressed`)."""
+    with tempfile.TemporaryDirectory(prefix="trajscope-inflate-") as tmp:
+        try:
+            plain = inflate_to(path, Path(tmp), reader.limits, lambda: cancel.cancelled)
+        except ImportFailure as exc:
+            part.errors.append(LoadError(str(path), exc.record, None, exc.reason, exc.message))
+            return
+        except OSError as exc:
+            part.errors.append(LoadError.of(str(path), None, None, reason("cannot_read", error=str(exc.strerror or exc))))
+            return
+        _read_plain(part, plain, opened, host, reader, cancel, cache, importer)
+    here, there = str(plain), str(path)
+    if part.traces.height:
+        part.traces = part.traces.with_columns(pl.lit(there).alias("source_file"))
+    part.errors = [replace(e, file=there) if e.file == here else e for e in part.errors]
+    part.files = [there if f == here else f for f in part.files]
+    part.skipped = [there if f == here else f for f in part.skipped]
+    part.notes = [n.replace(here, there) for n in part.notes]
 
 
 def _unclaimed_reason(path: Path, candidates: list[ImporterSpec], host: PluginHost) -> str | Message:
@@ -365,12 +486,12 @@ class _Reader:
         if size > self.limits.max_file_bytes or not needs_isolation(path, size, self.limits):
             return read_file(path, spec, self.host, cancel, self.limits)
         if self._worker is None:
-            self._worker = IsolatedReader(self.limits)
+            self._worker = acquire_worker(self.limits)
         return self._worker.read(path, spec, cancel)
 
     def close(self) -> None:
         if self._worker is not None:
-            self._worker.close()
+            release_worker(self._worker)  # kept warm for the next load (load_limits.worker_idle_seconds)
             self._worker = None
 
 
@@ -390,9 +511,10 @@ def _read_into(part: LoadResult, path: Path, spec: ImporterSpec, reader: _Reader
         notes = cache.get_notes(digest, cache_id) if cache is not None and digest is not None else []
     else:
         traces, steps, errors, notes = reader.read(path, spec, cancel)
+        traces = settle_outcomes(fill_task_keys(traces))  # before caching: a cache folder opened as a corpus has both
         if cache is not None and digest is not None and not cancel.cancelled:
             cache.put(digest, cache_id, traces, steps, errors, notes)
-    part.traces, part.steps = traces, steps
+    part.traces, part.steps = settle_outcomes(fill_task_keys(traces)), steps  # idempotent; also settles older cache entries
     part.errors.extend(errors)
     part.notes.extend(f"{path}: {n}" for n in notes)
     part.files.append(str(path))

@@ -16,13 +16,17 @@ for both claiming and naming what a near miss lacks (``near_miss(shape, path)``)
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 import ijson
-import orjson
+
+from analyzer.errors import ImportFailure
+from analyzer.guard import Utf8RepairReader, limits
+from analyzer.loading.jsonio import loads
 
 SHORT_VALUE_CHARS = 200
 """Longest first-record string value kept in :attr:`JsonShape.values`."""
@@ -32,6 +36,10 @@ SHAPE_SCAN_BYTES = 16 * 1024 * 1024
 of a bigger object are not seen: ``complete`` is False)."""
 
 _LINES_SUFFIXES = (".jsonl", ".ndjson")
+
+SCAN_BUF = SHAPE_SCAN_BYTES
+"""Bytes handed to ijson at a time: the whole byte bound (in smaller pieces its C lexer
+rescans a long string token from its start each time: quadratic on a 10 MB string of escapes)."""
 
 
 @dataclass(frozen=True)
@@ -207,10 +215,16 @@ def json_shape(path: Path, max_bytes: int = SHAPE_SCAN_BYTES) -> JsonShape | Non
             if start != b"\xef\xbb\xbf":
                 fh.seek(0)
             reader = _Capped(fh, max_bytes)
+            repaired = Utf8RepairReader(reader, count=False)  # ijson stops at a byte that is not UTF-8
             try:
-                for event, value in ijson.basic_parse(reader, multiple_values=True, use_float=True):
+                deadline = time.monotonic() + limits().max_sniff_seconds
+                for n_events, (event, value) in enumerate(
+                        ijson.basic_parse(repaired, multiple_values=True, use_float=True, buf_size=SCAN_BUF)):
                     scan.feed(event, value)
                     if scan.done:
+                        break
+                    if n_events & 4095 == 0 and time.monotonic() > deadline:
+                        complete = False  # load_limits.max_sniff_seconds
                         break
             except Exception:  # invalid, truncated or capped JSON: keep what was seen
                 complete = False
@@ -252,7 +266,7 @@ def _child_keys(value: Any) -> tuple[str, ...] | None:
     return tuple(value)[:200] if isinstance(value, dict) else None
 
 
-def _shape_of(value: Any, container: str) -> JsonShape | None:
+def shape_of(value: Any, container: str) -> JsonShape | None:
     """Shape of a parsed document (``object``/``list``) or first JSONL line (``lines``)."""
     if container == "list":
         if not isinstance(value, list):
@@ -297,12 +311,12 @@ def _parsed_whole(path: Path, lines: bool) -> tuple[bool, JsonShape | None]:
     if not text.startswith((b"{", b"[")):
         return True, None
     try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
+        value = loads(text, "file")
+    except ImportFailure:
         return False, None
     if lines:
-        return True, _shape_of(value, "lines" if isinstance(value, dict) else "list")
-    return True, _shape_of(value, "object" if isinstance(value, dict) else "list")
+        return True, shape_of(value, "lines" if isinstance(value, dict) else "list")
+    return True, shape_of(value, "object" if isinstance(value, dict) else "list")
 
 
 @dataclass(frozen=True)

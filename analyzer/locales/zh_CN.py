@@ -112,6 +112,7 @@ LOAD: dict[str, str] = {
     "json_too_deep": "{where}嵌套过深，无法安全读取",
     "json_truncated": "{where}被截断或不是完整的 JSON（{error}）",
     "json_invalid": "{where}不是有效的 JSON（{error}）",
+    "record_damaged": "记录在字节 {start}-{end} 处是损坏的 JSON（{error}）；已跳过该记录，其他记录照常读取",
     "file_empty": "文件为空",
     "file_whitespace": "文件只包含空白字符",
     "document_over_cap": "文件大小为 {size}，超过了单个 JSON 文档 {cap} 的上限（{setting}）；请改用 JSONL 格式",
@@ -260,6 +261,8 @@ REPORT: dict[str, str] = {
     "Decisive step:": "决定性步骤：",
     "Failure categories of decisive steps:": "决定性步骤的失败类别：",
     "Framework:": "框架：",
+    "Outcome:": "结果：",
+    "outcome from {source}": "结果来自 {source}",
     "Largest drop:": "最大降幅：",
     "Lowest value:": "最低价值：",
     "Model:": "模型：",
@@ -273,6 +276,20 @@ REPORT: dict[str, str] = {
     "H80": "H80",
     "label from": "标签来自",
     "nobody": "无",
+    "Where failed runs left a success of the same task": "失败运行在哪里偏离了同一任务的成功运行",
+    "contrast_note": ("每个失败运行与同一任务中最接近的成功运行（对齐代价最低）逐步对齐；"
+                      "偏离步骤是失败运行中第一个没有良好匹配的决策（见 docs/contrast.md）。"),
+    "{n} failed runs in {k} tasks also succeeded; {d} have a divergence.":
+        "{k} 个任务中有 {n} 个失败运行的任务也有成功运行；其中 {d} 个找到了偏离点。",
+    "Failed run": "失败运行",
+    "Nearest success": "最接近的成功运行",
+    "Divergence step": "偏离步骤",
+    "Divergence": "偏离",
+    "every decision matched": "所有决策均匹配",
+    "different_action": "不同的操作",
+    "different_arguments": "不同的参数",
+    "missing_action": "缺少的操作",
+    "extra_action": "多余的操作",
     "signals_note": ("高风险的操作组合、本可用低成本检查发现的失败、与最短成功运行相比浪费的步骤和上下文，"
                      "以及对工具回答的理解和使用程度（见 docs/detectors.md）。高风险运行排在前面。"),
     "insights_note": ("按类别、决定性步骤及其证据的嵌入和所涉工具对决定性失败分组（带距离阈值的层次聚类；见 insights.csv）。"

@@ -95,6 +95,7 @@ IMPORT: dict[str, str] = {
     # swe_agent, mini_swe_agent
     "swe_not_object": "应为含 'trajectory' 列表的 JSON 对象（SWE-agent .traj）",
     "swe_no_trajectory": "没有 'trajectory' 列表：不是 SWE-agent .traj 文件",
+    "harbor_not_trial": "没有 'trial_name'：不是 Harbor 试验的 result.json",
     "swe_entry_not_object": "应为对象，实际为 {type}；已跳过该步骤",
     "mini_not_object": "应为含 'info' 和 'messages' 的 JSON 对象（mini-swe-agent .traj.json）",
     "mini_no_messages": "没有 'messages' 列表：不是 mini-swe-agent 轨迹",
@@ -215,6 +216,10 @@ IMPORT: dict[str, str] = {
     "binary_zip": "文件是二进制数据（zip 压缩包），不是 JSON 文本",
     "binary_gzip": "文件是二进制数据（gzip 压缩包），不是 JSON 文本",
     "binary_zstd": "文件是二进制数据（zstd 压缩包），不是 JSON 文本",
+    "not_a_trace_sqlite": "这是 SQLite 数据库，不是 TrajScope 能读取的轨迹文件（请将其 span 或 trace 导出为 JSON、JSONL 或 Parquet）",
+    "not_a_trace_binary": "这是二进制数据，不是 TrajScope 能读取的轨迹文件",
+    "not_a_trace_kind": "不是 TrajScope 能读取的轨迹文件（没有导入器读取 {suffix} 文件）",
+    "cannot_decompress": "无法解压该 {kind} 文件（{error}）",
     "binary_sqlite": "文件是二进制数据（SQLite 数据库），不是 JSON 文本",
     "binary_parquet": "文件是二进制数据（Parquet 文件），不是 JSON 文本",
     "text_utf16": "文件是 UTF-16 文本；请另存为 UTF-8",

@@ -23,6 +23,7 @@ from analyzer.metrics.signal_metrics import signal_frame, signal_group_metrics
 from analyzer.metrics.stats import wilson_interval
 from analyzer.outcome.effective import ESTIMATE, effective_outcomes
 from analyzer.outcome.estimate import KNOWN, in_memory_estimates
+from analyzer.schema.outcome_source import DECIDED_OUTCOMES, FAILED_OUTCOMES
 from analyzer.taxonomy import CATEGORY_IDS
 
 UNKNOWN_GROUP = "(unknown)"
@@ -135,7 +136,7 @@ def _with_rank(metrics: pl.DataFrame, group_by: Sequence[str]) -> pl.DataFrame:
 def _group_metrics(rows: list[dict[str, Any]], confidence: float, min_runs: int) -> dict[str, Any]:
     outcomes = [r["outcome"] for r in rows]
     passes = outcomes.count("success")
-    failures = outcomes.count("failure")
+    failures = sum(outcomes.count(o) for o in FAILED_OUTCOMES)  # an errored run did not succeed
     known = passes + failures
     out: dict[str, Any] = {
         "runs": len(rows),
@@ -150,7 +151,7 @@ def _group_metrics(rows: list[dict[str, Any]], confidence: float, min_runs: int)
     }
     if known:
         out["pass_rate_low"], out["pass_rate_high"] = wilson_interval(passes, known, confidence)
-    failed = [r for r in rows if r["outcome"] == "failure"]
+    failed = [r for r in rows if r["outcome"] in FAILED_OUTCOMES]
     attributed = [r for r in failed if r["decisive_step"] is not None]
     labelled = [r for r in failed if r["category"] is not None]
     out["attributed"] = len(attributed)
@@ -173,11 +174,11 @@ def _group_metrics(rows: list[dict[str, Any]], confidence: float, min_runs: int)
     out["decisive_step_mean"], out["decisive_step_median"] = _mean(abs_pos), _median(abs_pos)
     out["decisive_rel_mean"], out["decisive_rel_median"] = _mean(rel_pos), _median(rel_pos)
     out["mean_confidence"] = _mean([float(r["confidence"]) for r in failed if r["confidence"] is not None])
-    with_outcome = [r for r in rows if r["outcome"] in ("success", "failure")]
+    with_outcome = [r for r in rows if r["outcome"] in DECIDED_OUTCOMES]
     survived, fails = survival_counts(
         [int(r["n_steps"] or 0) for r in with_outcome],
         [r["decisive_step"] for r in with_outcome],
-        [r["outcome"] == "failure" for r in with_outcome],
+        [r["outcome"] in FAILED_OUTCOMES for r in with_outcome],
     )
     rel = step_reliability(survived, fails)
     out["steps_survived"], out["step_failures"], out["p_step"] = survived, fails, rel.p

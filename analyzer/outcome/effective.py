@@ -20,7 +20,8 @@ from __future__ import annotations
 import polars as pl
 
 from analyzer.frames.columns import ColumnSpec
-from analyzer.outcome.estimate import KNOWN, P_FAILED
+from analyzer.outcome.estimate import P_FAILED
+from analyzer.schema.outcome_source import DECIDED_OUTCOMES
 
 ANALYST = "analyst"
 ESTIMATE = "estimate"
@@ -82,7 +83,7 @@ def effective_outcomes(traces: pl.DataFrame, annotations: pl.DataFrame | None = 
         schema={"trace_id": pl.Utf8, P_FAILED: pl.Float64})
     df = df.join(est.unique("trace_id", keep="last"), on="trace_id", how="left", maintain_order="left")
     recorded = pl.col("outcome").fill_null("unknown")
-    known = recorded.is_in(KNOWN)
+    known = recorded.is_in(DECIDED_OUTCOMES)  # an errored run is a verdict too
     # an estimate only stands for a run whose recorded outcome is not known
     p = pl.when(known).then(None).otherwise(pl.col(P_FAILED))
     analyst = pl.col("outcome_analyst")

@@ -18,6 +18,7 @@ import orjson
 import polars as pl
 
 from analyzer.outcome.cues import CUE_NAMES, cue_frame
+from analyzer.schema.outcome_source import DECIDED_OUTCOMES
 
 PARAMS_PATH = Path(__file__).with_name("params") / "outcome-v1.json"
 """The shipped params file."""
@@ -111,7 +112,7 @@ def estimate_p_failed(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame,
     if params is None or traces.height == 0:
         return pl.DataFrame(schema=schema)
     recorded = "outcome_recorded" if "outcome_recorded" in traces.columns else "outcome"  # an overlaid frame
-    todo = traces if all_runs else traces.filter(~pl.col(recorded).fill_null("unknown").is_in(KNOWN))
+    todo = traces if all_runs else traces.filter(~pl.col(recorded).fill_null("unknown").is_in(DECIDED_OUTCOMES))
     if todo.height == 0:
         return pl.DataFrame(schema=schema)
     cues = cue_frame(todo, steps)

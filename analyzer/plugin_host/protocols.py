@@ -10,7 +10,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 import polars as pl
 
 from analyzer import reasons
-from analyzer.errors import ImportFailure
+from analyzer.errors import DamagedRecord, ImportFailure
 from analyzer.import_messages import render_en
 from analyzer.jobs import CancelToken, NeverCancel
 from analyzer.messages import Message
@@ -63,8 +63,13 @@ class ImportContext:
         ``convert(*args)`` is returned; if it raises, the problem is reported for ``record``
         (``unexpected content (TypeError: ...); record skipped``) and None is returned. An
         :class:`analyzer.errors.ImportFailure` naming a record is reported for that record; one
-        naming none is about the whole file and propagates.
+        naming none is about the whole file and propagates. A
+        :class:`analyzer.errors.DamagedRecord` among ``args`` is reported for ``record`` as is.
         """
+        for arg in args:
+            if isinstance(arg, DamagedRecord):  # a record the JSON salvage could not parse
+                self.error(record, arg.message)
+                return None
         try:
             return convert(*args)
         except ImportFailure as exc:

@@ -59,6 +59,15 @@ class ImporterSpec:
         name = path.name.lower()
         return any(fnmatch.fnmatch(name, p.lower()) for p in self.patterns)
 
+    def names(self, path: Path) -> bool:
+        """True when one of the patterns is the file's exact name (no wildcard).
+
+        Only such importers are offered a sidecar file: it is a run for them in some folders
+        (a Harbor trial ``result.json`` without a trajectory) and a sidecar in all others.
+        """
+        name = path.name.lower()
+        return any(p.lower() == name and not any(ch in p for ch in "*?[") for p in self.patterns)
+
     def is_sidecar(self, path: Path) -> bool:
         """True when the file is a companion file this importer reads beside its runs.
 

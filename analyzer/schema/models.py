@@ -26,6 +26,9 @@ class Outcome(StrEnum):
 
     SUCCESS = "success"
     FAILURE = "failure"
+    ERROR = "error"
+    """The run errored before it could be judged (e.g. a Harbor trial that left no trajectory, only its
+    exception). Counted with the failed runs (it did not succeed) wherever pass rates are counted."""
     UNKNOWN = "unknown"
 
 

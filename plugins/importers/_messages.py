@@ -105,7 +105,8 @@ def message(m: Any) -> dict[str, Any] | None:
         kw = dict(m["kwargs"])
         kw.setdefault("type", cls)
         m = kw
-    if m.get("role") is None and m.get("type") in _RESPONSES_ITEMS and m.get("type") != "message":
+    rtype = m.get("type")
+    if m.get("role") is None and isinstance(rtype, str) and rtype in _RESPONSES_ITEMS and rtype != "message":
         item = _responses_item(m)
         if item is None:
             return None
@@ -141,7 +142,7 @@ def message(m: Any) -> dict[str, Any] | None:
 def is_responses_list(value: Any) -> bool:
     """True for a list holding OpenAI Responses API items (``function_call``, ``reasoning``, ...)."""
     return isinstance(value, list) and any(
-        isinstance(m, Mapping) and m.get("type") in _RESPONSES_ITEMS
+        isinstance(m, Mapping) and isinstance(m.get("type"), str) and m.get("type") in _RESPONSES_ITEMS
         and (m.get("type") != "message" or isinstance(m.get("content"), list)) for m in value)
 
 

@@ -20,34 +20,30 @@ from typing import Any
 
 import orjson
 
-from analyzer.errors import ImportFailure
+from analyzer import guard
+from analyzer.errors import DamagedRecord, ImportFailure
 from analyzer.import_messages import imsg
-from analyzer.loading.jsonio import MAX_DOCUMENT_BYTES, MAX_LINE_BYTES, decode_text, parse_json
+from analyzer.loading.jsonio import (
+    MAX_DOCUMENT_BYTES,
+    decode_text,
+    iter_jsonl,
+    lenient_raw_decode,
+    loads,
+    salvage_records,
+)
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.reasons import reason
 from analyzer.schema.models import Trajectory
 
 _NEXT_OBJECT = re.compile(r"\n(?=\{)")
-_BIG_INT = re.compile(rb"[:\[,]\s*-?\d{20,}")
-"""An integer literal of 20+ digits: orjson would read it as a float, losing a 128-bit id."""
-_DECODER = json.JSONDecoder()
 
 
 def _line_of(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
-def _stdlib_loads(text: str, where: str) -> Any:
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise ImportFailure(reason("json_too_deep", where=where)) from None
-    except json.JSONDecodeError as exc:
-        raise ImportFailure(reason("json_invalid", where=where,
-                                   error=f"{exc.msg} at line {exc.lineno}, column {exc.colno}")) from None
-
-
-def read_json_values(path: Path, ctx: ImportContext, max_bytes: int = MAX_DOCUMENT_BYTES) -> list[tuple[str, Any]]:
+def read_json_values(path: Path, ctx: ImportContext, max_bytes: int = MAX_DOCUMENT_BYTES,
+                     records: tuple[str, ...] = ()) -> list[tuple[str, Any]]:
     """Parse a file holding one JSON document or several concatenated JSON objects.
 
     Returns:
@@ -63,13 +59,16 @@ def read_json_values(path: Path, ctx: ImportContext, max_bytes: int = MAX_DOCUME
     if size > max_bytes:
         raise ImportFailure(imsg("document_over_limit", size=f"{size / 1e6:.0f}", limit=f"{max_bytes / 1e6:.0f}"))
     raw = path.read_bytes()
-    exact = _BIG_INT.search(raw) is not None
     try:
-        doc = parse_json(raw, "file")
+        doc = loads(raw, "file")
     except ImportFailure as exc:
         failure = exc
     else:
-        return [("$", _stdlib_loads(decode_text(raw, "file"), "file") if exact else doc)]
+        return [("$", doc)]
+    if records and failure.message is not None and failure.message.id in ("json_invalid", "json_truncated"):
+        salvaged = salvage_records(raw, records)
+        if salvaged is not None:
+            return [("$", salvaged)]
     text = failure.reason
     if ("unexpected content after document" not in text and "more data after the end" not in text
             and "trailing" not in text):
@@ -90,7 +89,8 @@ def _concatenated(text: str, ctx: ImportContext) -> list[tuple[str, Any]]:
         line = _line_of(text, pos)
         where = f"object {count} (line {line})"
         try:
-            value, end = _DECODER.raw_decode(text, pos)
+            value, end = lenient_raw_decode(text, pos)
+            value = guard.limit_depth(value, end - pos)
         except (json.JSONDecodeError, RecursionError) as exc:
             m = _NEXT_OBJECT.search(text, pos + 1)
             then = "next" if m else "rest"
@@ -116,42 +116,15 @@ def decode_json_string(value: Any) -> Any:
         s = value.strip()
         if s[:1] in ("{", "[", '"') or s in ("null", "true", "false"):
             try:
-                return orjson.loads(s)
-            except orjson.JSONDecodeError:
+                return loads(s, "value")
+            except ImportFailure:
                 return value
     return value
 
 
-def iter_jsonl_exact(path: Path, ctx: ImportContext, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[int, Any]]:
-    """Like :func:`analyzer.loading.jsonio.iter_jsonl`, but 20+-digit integers are read exactly.
-
-    Bad lines (invalid or truncated JSON, not UTF-8, longer than ``max_line_bytes``) are
-    reported as ``line N`` and skipped; blank lines are ignored.
-    """
-    with path.open("rb") as fh:
-        lineno = 0
-        while not ctx.cancel.cancelled:
-            line = fh.readline(max_line_bytes + 1)
-            if not line:
-                return
-            lineno += 1
-            if len(line) > max_line_bytes and not line.endswith(b"\n"):
-                while True:
-                    chunk = fh.readline(1 << 20)
-                    if not chunk or chunk.endswith(b"\n"):
-                        break
-                ctx.error(f"line {lineno}", imsg("line_over_mb", mb=max_line_bytes // (1024 * 1024)))
-                continue
-            if not line.strip():
-                continue
-            where = f"line {lineno}"
-            try:
-                if _BIG_INT.search(line):
-                    yield lineno, _stdlib_loads(decode_text(line, where), where)
-                else:
-                    yield lineno, parse_json(line, where)
-            except ImportFailure as exc:
-                ctx.error(where, exc.message or exc.reason)
+def iter_jsonl_exact(path: Path, ctx: ImportContext, max_line_bytes: int | None = None) -> Iterator[tuple[int, Any]]:
+    """:func:`analyzer.loading.jsonio.iter_jsonl` (which reads 20+-digit integers exactly)."""
+    yield from iter_jsonl(path, ctx, max_line_bytes)
 
 
 def iter_top_records(path: Path, ctx: ImportContext, wrappers: Sequence[str] = ()) -> Iterator[tuple[str, Any]]:
@@ -165,12 +138,15 @@ def iter_top_records(path: Path, ctx: ImportContext, wrappers: Sequence[str] = (
         for lineno, obj in iter_jsonl_exact(path, ctx):
             yield f"line {lineno}", obj
         return
-    for where, doc in read_json_values(path, ctx):
+    for where, doc in read_json_values(path, ctx, records=("", *wrappers)):
         prefix = "" if where == "$" else f"{where} "
         if isinstance(doc, list):
             for i, obj in enumerate(doc):
                 if ctx.cancel.cancelled:
                     return
+                if isinstance(obj, DamagedRecord):
+                    ctx.error(f"{prefix}[{i}]", obj.message)
+                    continue
                 yield f"{prefix}[{i}]", obj
             continue
         if isinstance(doc, dict):
@@ -179,6 +155,9 @@ def iter_top_records(path: Path, ctx: ImportContext, wrappers: Sequence[str] = (
                 for i, obj in enumerate(doc[key]):
                     if ctx.cancel.cancelled:
                         return
+                    if isinstance(obj, DamagedRecord):
+                        ctx.error(f"{prefix}{key}[{i}]", obj.message)
+                        continue
                     yield f"{prefix}{key}[{i}]", obj
                 continue
         yield where, doc

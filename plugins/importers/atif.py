@@ -13,7 +13,9 @@ Outcome: a ``reward``/``success``/``resolved`` value in the trajectory's ``extra
 ``final_metrics.extra``), else the trial's ``result.json`` (Harbor: ``verifier_result.rewards``,
 ``exception_info``) or ``results.json`` (Terminal-Bench: ``is_resolved``) in the trial folder
 (``<trial>/agent/trajectory.json`` -> ``<trial>/result.json``), else Harbor's verifier
-``reward.txt`` beside the file or in ``../verifier/``; unknown otherwise. The trial result's
+``reward.txt`` beside the file or in ``../verifier/`` (source ``harbor-reward``), else the trial's
+``verifier/ctrf.json`` test report (source ``ctrf``); unknown otherwise. The CTRF report's failed
+tests are kept as evidence in ``metadata["failed_tests"]`` (see :mod:`plugins.importers.harbor`). The trial result's
 task name, dataset (``source``), agent info, token counts and exception are kept in
 ``metadata["trial"]``; its model and task fill in what the trajectory lacks. ``result.json``
 and ``config.json`` are sidecars (read here, never offered as runs). ``native_step_id`` is the
@@ -32,8 +34,11 @@ from analyzer.errors import ImportFailure
 from analyzer.import_messages import imsg, itext
 from analyzer.loading.jsonio import args_text, first_json_char, iter_jsonl, read_json_document
 from analyzer.loading.structure import JsonShape
+from analyzer.loading.task_key import source_task_key
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
+from analyzer.schema.outcome_source import OutcomeSource
+from plugins.importers.harbor import Ctrf, read_ctrf
 from plugins.importers.swe_agent import (
     as_dict,
     opt_float,
@@ -158,26 +163,30 @@ def _trial_meta(trial: dict[str, Any], where: str) -> dict[str, Any]:
     return out
 
 
-def _outcome(doc: dict[str, Any], path: Path,
-             trial: tuple[dict[str, Any], str] | None = None) -> tuple[Outcome, str | None, float | None]:
+def _outcome(doc: dict[str, Any], path: Path, trial: tuple[dict[str, Any], str] | None = None,
+             ctrf: Ctrf | None = None) -> tuple[Outcome, str | None, float | None, str | None]:
+    """Outcome, raw value, score and outcome source (None: the file's own field)."""
     for holder in (as_dict(doc.get("extra")), as_dict(as_dict(doc.get("final_metrics")).get("extra"))):
         for key in ("resolved", "success", "is_resolved", "passed"):
             if key in holder and truthy(holder[key]) is not None:
                 flag = truthy(holder[key])
-                return (Outcome.SUCCESS if flag else Outcome.FAILURE), f"{key}={holder[key]}", 1.0 if flag else 0.0
+                return (Outcome.SUCCESS if flag else Outcome.FAILURE), f"{key}={holder[key]}", 1.0 if flag else 0.0, None
         for key in ("reward", "score"):
             value = opt_float(holder.get(key))
             if value is not None:
-                return (Outcome.SUCCESS if value >= 1.0 else Outcome.FAILURE), f"{key}={holder[key]}", value
+                return (Outcome.SUCCESS if value >= 1.0 else Outcome.FAILURE), f"{key}={holder[key]}", value, None
+    harbor = str(OutcomeSource.HARBOR_REWARD)
     if trial is not None:
         got = _trial_outcome(*trial)
         if got is not None:
-            return got
+            return (*got, harbor)
     found = _reward_file(path)
     if found is not None:
         value, where = found
-        return (Outcome.SUCCESS if value >= 1.0 else Outcome.FAILURE), f"reward={value:g} ({where})", value
-    return Outcome.UNKNOWN, None, None
+        return (Outcome.SUCCESS if value >= 1.0 else Outcome.FAILURE), f"reward={value:g} ({where})", value, harbor
+    if ctrf is not None and ctrf.outcome() != Outcome.UNKNOWN:
+        return ctrf.outcome(), ctrf.raw(), None, str(OutcomeSource.CTRF)
+    return Outcome.UNKNOWN, None, None, None
 
 
 class _Builder:
@@ -344,7 +353,11 @@ def to_trajectory(doc: Any, record: str, path: Path, ctx: ImportContext) -> Traj
     if rest:
         meta["extra"] = rest
     trial = trial_result(path) if record == "$" else None
-    outcome, raw, score = _outcome(doc, path, trial)
+    trial_folder = path.parent.parent if path.parent.name == "agent" else path.parent
+    ctrf = read_ctrf(trial_folder) if record == "$" else None
+    if ctrf is not None:
+        meta["failed_tests"] = ctrf.evidence()
+    outcome, raw, score, source = _outcome(doc, path, trial, ctrf)
     model = agent.get("model_name") if isinstance(agent.get("model_name"), str) else b.first_model
     native = doc.get("session_id") or doc.get("trajectory_id")
     task_family = rest.get("task_family") or rest.get("dataset")
@@ -361,9 +374,17 @@ def to_trajectory(doc: Any, record: str, path: Path, ctx: ImportContext) -> Traj
     return Trajectory(
         native_id=str(native) if native else None, record=record, task=task, model=model,
         framework=str(agent["name"]) if isinstance(agent.get("name"), str) else "atif",
-        outcome=outcome, outcome_raw=raw, score=score, final_answer=_final_message(steps_raw),
+        outcome=outcome, outcome_raw=raw, outcome_source=source, score=score, final_answer=_final_message(steps_raw),
         task_family=str(task_family) if isinstance(task_family, str) else None, metadata=meta, steps=b.steps,
+        task_key=_trial_task_key(trial[0]) if trial is not None else None,
     )
+
+
+def _trial_task_key(trial: dict[str, Any]) -> str | None:
+    """The Harbor task a trial ran (``task_name``, qualified by its ``source`` dataset), or None."""
+    name = trial.get("task_name") or trial.get("task_id")
+    source = trial.get("source")
+    return source_task_key(source if isinstance(source, str) and source else None, name)
 
 
 class AtifImporter:
@@ -392,7 +413,7 @@ class AtifImporter:
                 if t is not None:
                     yield t
             return
-        doc = read_json_document(path)
+        doc = read_json_document(path, records=("",))
         if isinstance(doc, list):
             for i, obj in enumerate(doc):
                 t = ctx.guarded(f"[{i}]", to_trajectory, obj, f"[{i}]", path, ctx)

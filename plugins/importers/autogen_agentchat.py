@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer import guard
-from analyzer.errors import ImportFailure
+from analyzer.errors import DamagedRecord, ImportFailure
 from analyzer.import_messages import imsg, itext, wrap
 from analyzer.loading.jsonio import as_text, first_json_char, iter_jsonl, read_json_document
 from analyzer.loading.structure import JsonShape
@@ -520,11 +520,15 @@ def thread_to_trajectory(thread: _Thread, record: str, doc: Any, ctx: ImportCont
 
 def doc_runs(doc: Any, record: str, ctx: ImportContext) -> Iterator[Trajectory]:
     """The runs of one document (a message list, TaskResult, TeamState or agent state)."""
-    if isinstance(doc, list) and doc and all(_is_run_object(x) for x in doc):
+    if isinstance(doc, list) and doc and all(isinstance(x, DamagedRecord) or _is_run_object(x) for x in doc) \
+            and not all(isinstance(x, DamagedRecord) for x in doc):
         for i, obj in enumerate(doc):  # a list of TaskResults
             if ctx.cancel.cancelled:
                 return
             where = f"[{i}]" if record == "$" else f"{record} [{i}]"
+            if isinstance(obj, DamagedRecord):
+                ctx.error(where, obj.message)
+                continue
             yield from doc_runs(obj, where, ctx)
         return
     threads = _threads(doc)
@@ -589,7 +593,10 @@ class AutogenAgentChatImporter:
         if path.suffix.lower() in (".jsonl", ".ndjson"):
             yield from self._read_lines(path, ctx)
             return
-        doc = read_json_document(path)
+        doc = read_json_document(path, records=("",))
+        if isinstance(doc, list) and any(isinstance(x, DamagedRecord) for x in doc) \
+                and not all(isinstance(x, DamagedRecord) or _is_run_object(x) for x in doc):
+            doc = read_json_document(path)  # a damaged message list is one run: its error is the file's
         if not isinstance(doc, (list, Mapping)):
             raise ImportFailure(imsg("chat_shape"))
         yield from doc_runs(doc, "$", ctx)

@@ -36,11 +36,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analyzer.errors import ImportFailure
+from analyzer.errors import DamagedRecord, ImportFailure
 from analyzer.import_messages import MessageValueError, imsg, wrap
 from analyzer.loading.jsonio import (
     args_text,
     as_text,
+    finite_float,
     first_json_char,
     iter_jsonl,
     label_native_steps,
@@ -126,7 +127,7 @@ def normalise_outcome(value: Any, key: str = "outcome") -> tuple[Outcome, str | 
     if isinstance(value, bool):
         return (Outcome.SUCCESS if value else Outcome.FAILURE), raw, float(value)
     if isinstance(value, (int, float)):
-        return (Outcome.SUCCESS if value >= 1 else Outcome.FAILURE), raw, float(value)
+        return (Outcome.SUCCESS if value >= 1 else Outcome.FAILURE), raw, finite_float(value)
     if isinstance(value, str):
         low = value.strip().lower()
         try:
@@ -498,7 +499,7 @@ def run_to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory |
         meta["metadata"] = extra
     outcome, raw, score = outcome_of(run)
     if score is None and isinstance(run.get("score"), (int, float)) and not isinstance(run.get("score"), bool):
-        score = float(run["score"])
+        score = finite_float(run["score"])
     task = next((as_text(run[k]) for k in _TASK_KEYS if run.get(k)), "") or first_user_text(steps)
     native = next((run[k] for k in _ID_KEYS if run.get(k) is not None), None)
     answer = next((as_text(run[k]) for k in _ANSWER_KEYS if run.get(k) is not None), None)
@@ -588,8 +589,12 @@ class ChatImporter:
                 if t is not None:
                     yield t
             return
-        doc = read_json_document(path)
-        if isinstance(doc, list) and doc and all(isinstance(x, Mapping) and "messages" in x for x in doc):
+        doc = read_json_document(path, records=("",))
+        runs = isinstance(doc, list) and bool(doc) and all(
+            isinstance(x, DamagedRecord) or (isinstance(x, Mapping) and "messages" in x) for x in doc)
+        if not runs and isinstance(doc, list) and any(isinstance(x, DamagedRecord) for x in doc):
+            doc = read_json_document(path)  # a damaged message list is one run: its error is the file's
+        if runs and isinstance(doc, list):
             for i, obj in enumerate(doc):
                 if ctx.cancel.cancelled:
                     return

@@ -51,6 +51,7 @@ from analyzer.loading.jsonio import (
     iter_jsonl,
     parse_json,
 )
+from analyzer.loading.records import current_view
 from analyzer.loading.structure import JsonShape, KeyRule
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.reasons import reason
@@ -79,6 +80,7 @@ _PROCESS_EXIT_RE = re.compile(r"^Process exited with code (-?\d+)\s*$", re.MULTI
 _OUTPUT_MARK_RE = re.compile(r"^Output:\s*\n", re.MULTILINE)
 _RULE = KeyRule("a Codex CLI rollout", all_of=("timestamp", "type", "payload"), distinctive=("payload",))
 _LEGACY_META_KEYS = frozenset({"id", "timestamp", "instructions", "git"})
+_LEGACY_ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning"})
 _LEGACY_HEAD_RE = re.compile(rb'"record_type"\s*:\s*"state"|"type"\s*:\s*"(?:message|function_call|reasoning)"')
 _ENVELOPE_TYPE_RE = re.compile(rb'"type"\s*:\s*"(?:session_meta|response_item|turn_context|event_msg|compacted)"')
 _PAYLOAD_RE = re.compile(rb'"payload"\s*:\s*\{')
@@ -196,7 +198,7 @@ class _Rollout:
             self.ctx.error(f"line {lineno}", imsg("oh_event_not_object", type=type(obj).__name__))
             return
         ts = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
-        rtype = obj.get("type")
+        rtype = obj.get("type") if isinstance(obj.get("type"), str) else None  # a dict here is no type
         if rtype in ROLLOUT_TYPES and "payload" in obj:
             payload = obj["payload"]
             if not isinstance(payload, Mapping):
@@ -422,6 +424,9 @@ class CodexCliImporter:
             return False
         if _RULE.matches(shape.record_keys):
             return shape.value("type") in ROLLOUT_TYPES and shape.kind("payload") == "object"
+        if current_view() > 0:  # claiming line by line (line 1 fits no format): a legacy state or item line
+            return shape.value("record_type") == "state" or (
+                shape.value("type") in _LEGACY_ITEM_TYPES and "id" in shape.record_keys)
         keys = set(shape.record_keys)
         if {"id", "timestamp", "instructions"} <= keys <= _LEGACY_META_KEYS:
             try:

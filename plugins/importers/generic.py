@@ -31,7 +31,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
 import polars as pl
 from pydantic import ValidationError
 
@@ -42,6 +41,7 @@ from analyzer.loading.jsonio import (
     LINE_CHUNK_BYTES,
     first_json_char,
     iter_jsonl,
+    loads,
     read_json_document,
 )
 from analyzer.messages import Message
@@ -113,8 +113,8 @@ class GenericImporter:
             line = text[:nl] if nl >= 0 else text if len(head) < _HEAD_MAX else None
             if line is not None:
                 try:
-                    return _claims_record(orjson.loads(line))
-                except ValueError:
+                    return _claims_record(loads(line, "line"))
+                except ImportFailure:
                     pass  # a cut first line: judge from its bytes
             line = line if line is not None else text
             return bool(_VERSION.search(line)) and (
@@ -164,7 +164,7 @@ class GenericImporter:
                 if t is not None:
                     yield t
             return
-        doc = read_json_document(path)
+        doc = read_json_document(path, records=("", "trajectories"))
         if isinstance(doc, dict) and "trajectories" in doc:
             version = doc.get("schema_version")
             if version is not None and not supported_version(version):

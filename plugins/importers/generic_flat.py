@@ -26,7 +26,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import orjson
 import polars as pl
 
 from analyzer import guard
@@ -36,8 +35,10 @@ from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS
 from analyzer.import_messages import imsg, render_en
 from analyzer.loading.jsonio import (
     LINE_CHUNK_BYTES,
+    finite_float,
     iter_line_chunks,
     line_stats,
+    loads,
     parse_json,
 )
 from analyzer.messages import Message
@@ -114,7 +115,9 @@ def _coerce(name: str, value: Any, dtype: Any) -> Any:
         raise ImportFailure(imsg("field_not_int", field=name, type=type(value).__name__, value=_short(value)))
     if dtype == pl.Float64:
         if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
+            got = finite_float(value)
+            if got is not None:
+                return got
         raise ImportFailure(imsg("field_not_number", field=name, type=type(value).__name__, value=_short(value)))
     if dtype == pl.Boolean:
         if isinstance(value, bool):
@@ -376,7 +379,7 @@ def read_flat_frames(path: Path, ctx: ImportContext, chunk_bytes: int = LINE_CHU
 
 
 def first_record(path: Path, max_bytes: int = 1 << 20, max_lines: int = 100) -> tuple[int, Any] | None:
-    """``(line_number, value)`` of the first non-blank line that parses, or None.
+    """``(line_number, value)`` of the first non-blank line that parses to an object, or None.
 
     Lines longer than ``max_bytes`` or that do not parse are passed over (without holding
     them); at most ``max_lines`` lines are looked at.
@@ -395,7 +398,9 @@ def first_record(path: Path, max_bytes: int = 1 << 20, max_lines: int = 100) -> 
             if not line.strip():
                 continue
             try:
-                return lineno, orjson.loads(line.removeprefix(b"\xef\xbb\xbf"))
-            except orjson.JSONDecodeError:
+                value = loads(line, "line")
+            except ImportFailure:
                 continue
+            if isinstance(value, dict):  # a null or list line is that line's error, not the file's form
+                return lineno, value
     return None

@@ -49,21 +49,24 @@ from pathlib import Path
 from typing import IO, Any
 
 from analyzer import guard
-from analyzer.errors import ImportFailure
+from analyzer.errors import DamagedRecord, ImportFailure
 from analyzer.import_messages import MessageValueError, imsg, wrap
 from analyzer.loading.jsonio import (
     args_text,
     as_text,
+    finite_float,
     first_json_char,
     label_native_steps,
     parse_json,
     read_json_document,
 )
 from analyzer.loading.structure import JsonShape
+from analyzer.loading.task_key import source_task_key
 from analyzer.messages import Message
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.reasons import reason
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
+from analyzer.schema.outcome_source import OutcomeSource
 from analyzer.settings import LoadLimits, format_bytes
 
 ZIP_METHOD_ZSTD = 93
@@ -103,8 +106,11 @@ def score_outcome(value: Any) -> tuple[Outcome, float | None, str | None]:
     if isinstance(value, bool):
         return (Outcome.SUCCESS if value else Outcome.FAILURE), float(value), str(value)
     if isinstance(value, (int, float)):
-        num = float(value)
         raw = str(value)
+        got = finite_float(value)
+        if got is None:
+            return Outcome.UNKNOWN, None, raw
+        num = got
         if num == 1:
             return Outcome.SUCCESS, num, raw
         if num == 0:
@@ -628,10 +634,12 @@ def sample_to_trajectory(sample: Any, header: Mapping[str, Any], record: str) ->
         framework="inspect",
         outcome=outcome,
         outcome_raw=raw,
+        outcome_source=str(OutcomeSource.INSPECT_SCORE) if score is not None and outcome != Outcome.UNKNOWN else None,
         score=num,
         final_answer=answer,
         ground_truth=_target_text(sample.get("target")),
         task_family=_str(ev.get("task")),
+        task_key=source_task_key(_str(ev.get("task")), sid),
         metadata=meta,
         steps=steps,
     )
@@ -764,6 +772,10 @@ def _stream_json_header(fh: guard.Utf8RepairReader | IO[bytes]) -> dict[str, Any
     return header
 
 
+WHOLE_READ_BYTES = 64 * 1024 * 1024
+"""Inspect ``.json`` logs up to this size are parsed whole (faster than streaming, and lenient)."""
+
+
 class InspectJsonImporter:
     """Reads Inspect ``.json`` logs (the EvalLog with ``samples`` inline)."""
 
@@ -782,16 +794,31 @@ class InspectJsonImporter:
         return "version" in shape.keys and shape.has_any("plan", "samples", "status")
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
-        """Yield one trajectory per sample, streaming the samples array when ijson is available."""
+        """Yield one trajectory per sample.
+
+        A log up to :data:`WHOLE_READ_BYTES` is parsed whole by the lenient reader (NaN, big
+        integers, lone surrogates and a BOM are read; a damaged sample costs only itself); a
+        bigger one streams the samples array with ijson (when installed).
+        """
         try:
             import ijson  # noqa: F401
         except ImportError:
             yield from self._read_whole(path, ctx)
             return
+        if path.stat().st_size <= WHOLE_READ_BYTES:
+            try:
+                doc = read_json_document(path, records=("samples",))
+            except ImportFailure:
+                doc = None  # the streaming reader names the break and keeps the samples before it
+            if isinstance(doc, dict) and "eval" in doc and isinstance(doc.get("samples"), list):
+                yield from self._samples(doc, ctx)
+                return
         yield from self._read_streaming(path, ctx)
 
     def _read_whole(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
-        doc = read_json_document(path)
+        yield from self._samples(read_json_document(path, records=("samples",)), ctx)
+
+    def _samples(self, doc: Any, ctx: ImportContext) -> Iterator[Trajectory]:
         if not isinstance(doc, dict):
             raise ImportFailure(imsg("inspect_not_log"))
         samples = doc.get("samples")
@@ -803,6 +830,9 @@ class InspectJsonImporter:
         for i, sample in enumerate(samples):
             if ctx.cancel.cancelled:
                 return
+            if isinstance(sample, DamagedRecord):
+                ctx.error(f"samples[{i}]", sample.message)
+                continue
             t = _one(sample, header, f"samples[{i}]", ctx)
             if t is not None:
                 yield t

@@ -65,7 +65,9 @@ from analyzer.import_messages import imsg, wrap
 from analyzer.loading.jsonio import (
     args_text,
     as_text,
+    finite_float,
     first_json_char,
+    loads,
     parse_json,
 )
 from analyzer.plugin_host.protocols import ImportContext
@@ -163,7 +165,10 @@ def to_ns(value: Any) -> int | None:
             return None
         return ns if -MAX_EPOCH_NS < ns < MAX_EPOCH_NS else None
     if isinstance(value, (int, float)):
-        v = float(value)
+        fv = finite_float(value)
+        if fv is None:
+            return None
+        v = fv
         if not math.isfinite(v) or not -MAX_EPOCH_NS < v < MAX_EPOCH_NS:
             return None
         if v >= 1e17:
@@ -259,8 +264,8 @@ def attributes(raw: Any) -> dict[str, Any]:
     """
     if isinstance(raw, str):
         try:
-            raw = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            raw = loads(raw, "attributes")
+        except ImportFailure:
             return {}
     if isinstance(raw, list):
         d: dict[str, Any] = {}
@@ -277,8 +282,8 @@ def _json_value(value: Any) -> Any:
     """Parse a JSON string attribute; other values pass through; unparsable strings stay strings."""
     if isinstance(value, str) and value[:1] in ("{", "["):
         try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:
+            return loads(value, "value")
+        except ImportFailure:
             return value
     return value
 
@@ -353,7 +358,10 @@ def outcome_value(value: Any) -> tuple[Outcome, float | None, str | None]:
     if isinstance(value, bool):
         return (Outcome.SUCCESS if value else Outcome.FAILURE), float(value), str(value)
     if isinstance(value, (int, float)):
-        num = float(value)
+        got = finite_float(value)
+        if got is None:
+            return Outcome.UNKNOWN, None, str(value)
+        num = got
         out = Outcome.SUCCESS if num == 1 else Outcome.FAILURE if num == 0 else Outcome.UNKNOWN
         return out, num, str(value)
     text = as_text(value)
@@ -818,7 +826,8 @@ def _anyagent_output(a: Mapping[str, Any]) -> list[_Msg]:
         if all("function" in c or "name" in c for c in doc):
             return _genai_messages([{"role": "assistant", "tool_calls": doc}])
     if isinstance(doc, Mapping):
-        if isinstance(doc.get("message"), Mapping) and doc.get("type") in _LANGCHAIN_GENERATIONS:
+        if isinstance(doc.get("message"), Mapping) and isinstance(doc.get("type"), str) \
+                and doc.get("type") in _LANGCHAIN_GENERATIONS:
             doc = _langchain_message(doc["message"])
         elif "blocks" in doc or "additional_kwargs" in doc:
             doc = _llamaindex_message(doc)

@@ -49,13 +49,16 @@ from analyzer.import_messages import imsg
 from analyzer.loading.jsonio import (
     args_text,
     as_text,
+    finite_float,
     first_json_char,
     label_native_steps,
     parse_json,
     read_json_document,
 )
+from analyzer.loading.task_key import source_task_key
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
+from analyzer.schema.outcome_source import OutcomeSource
 
 # ---------------------------------------------------------------------------
 # shared helpers
@@ -187,7 +190,7 @@ def _ids(doc: dict[str, Any], key: str) -> set[str]:
     return {str(v) for v in value} if isinstance(value, list) else set()
 
 
-def _verdict(doc: Any, instance_id: str) -> bool | None:
+def _verdict(doc: Any, instance_id: str, own: bool = False) -> bool | None:
     if not isinstance(doc, dict):
         return None
     if instance_id in _ids(doc, "resolved_ids"):
@@ -197,14 +200,31 @@ def _verdict(doc: Any, instance_id: str) -> bool | None:
     entry = doc.get(instance_id)
     if isinstance(entry, dict):
         return truthy(entry.get("resolved"))
+    if own and "resolved" in doc:  # an instance's own report, saved without its id around it
+        return truthy(doc.get("resolved"))
     return None
 
 
+def _instance_reports(path: Path, instance_id: str) -> Iterator[tuple[Path, str]]:
+    """Per-instance SWE-bench reports a trajectory may have, with the name to quote.
+
+    ``<id>.report.json`` beside the trajectory (or one folder up), and the evaluation harness's
+    ``logs/<id>/report.json`` in the trajectory's folder or up to two folders above it (a
+    submission folder of ``trajs/<id>/<id>.traj.json`` beside ``logs/<id>/report.json``).
+    """
+    for folder in (path.parent, path.parent.parent):
+        yield folder / f"{instance_id}.report.json", f"{instance_id}.report.json"
+    for folder in (path.parent, path.parent.parent, path.parent.parent.parent):
+        yield folder / "logs" / instance_id / "report.json", f"logs/{instance_id}/report.json"
+
+
 def evaluation_beside(path: Path, instance_id: str | None) -> Evaluation | None:
-    """Look for an evaluation verdict next to (or one folder above) a trajectory file.
+    """Look for an evaluation verdict next to (or above) a trajectory file.
 
     Reads SWE-bench / SWE-agent ``results.json`` (``resolved_ids``, ``unresolved_ids``,
-    ``completed_ids`` ...) and per-instance ``report.json`` (``{id: {"resolved": bool}}``).
+    ``completed_ids`` ...) and ``report.json`` (``{id: {"resolved": bool}}``) next to the file or
+    one folder up, then the instance's own report (:func:`_instance_reports`: ``<id>.report.json``,
+    ``logs/<id>/report.json``; ``{id: {...}}`` or the bare ``{"resolved": bool, ...}``).
 
     Args:
         path: The trajectory file.
@@ -220,7 +240,16 @@ def evaluation_beside(path: Path, instance_id: str | None) -> Evaluation | None:
             verdict = _verdict(_load_eval_file(folder / name), instance_id)
             if verdict is not None:
                 return Evaluation(verdict, name)
+    for cand, name in _instance_reports(path, instance_id):
+        verdict = _verdict(_load_eval_file(cand), instance_id, own=True)
+        if verdict is not None:
+            return Evaluation(verdict, name)
     return None
+
+
+def evaluation_source(evaluation: Evaluation | None) -> str | None:
+    """``swebench-report`` when an evaluation file decided the outcome, else None (the loader's default)."""
+    return str(OutcomeSource.SWEBENCH_REPORT) if evaluation is not None else None
 
 
 def truthy(value: Any) -> bool | None:
@@ -281,9 +310,7 @@ def opt_int(value: Any) -> int | None:
 
 def opt_float(value: Any) -> float | None:
     """A float from a number, else None."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
+    return finite_float(value)
 
 
 _SEGMENT_SPLIT_RE = re.compile(r"&&|\|\||;|\n")
@@ -526,7 +553,8 @@ class SweAgentImporter:
             final = _submitted_patch(steps)
         yield Trajectory(
             native_id=instance_id, record="$", task=task, model=_swe_model(doc, info), framework="swe-agent",
-            outcome=outcome, outcome_raw=raw, score=score, final_answer=final, metadata=meta, steps=steps,
+            outcome=outcome, outcome_raw=raw, outcome_source=evaluation_source(evaluation), score=score,
+            final_answer=final, metadata=meta, steps=steps, task_key=source_task_key(None, instance_id),
         )
 
     def _trajectory_steps(self, entries: list[Any], history: list[Any], ctx: ImportContext) -> tuple[list[Step], str]:
@@ -747,9 +775,10 @@ class MiniSweAgentImporter:
         label_native_steps(steps, "messages")
         yield Trajectory(
             native_id=instance_id, record="$", task=task, model=str(model) if model else None,
-            framework="mini-swe-agent", outcome=outcome, outcome_raw=raw, score=score,
+            framework="mini-swe-agent", outcome=outcome, outcome_raw=raw,
+            outcome_source=evaluation_source(evaluation), score=score,
             final_answer=submission if isinstance(submission, str) and submission else None,
-            metadata=meta, steps=steps,
+            metadata=meta, steps=steps, task_key=source_task_key(None, instance_id),
         )
 
     @staticmethod

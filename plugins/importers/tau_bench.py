@@ -30,12 +30,15 @@ from typing import Any
 from analyzer.import_messages import imsg, wrap
 from analyzer.loading.jsonio import (
     as_text,
+    finite_float,
     first_json_char,
     iter_records,
 )
 from analyzer.loading.structure import JsonShape, KeyRule
+from analyzer.loading.task_key import source_task_key
 from analyzer.plugin_host.protocols import ImportContext
 from analyzer.schema.models import Outcome, Role, Trajectory
+from analyzer.schema.outcome_source import OutcomeSource
 from plugins.importers.chat import BadMessages, first_user_text, last_answer, messages_to_steps
 
 _CONSUMED = frozenset({"task_id", "reward", "info", "traj", "metadata"})
@@ -47,7 +50,7 @@ def _reward(value: Any) -> float | None:
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, (int, float)):
-        return float(value)
+        return finite_float(value)
     if isinstance(value, str):
         try:
             return float(value)
@@ -102,6 +105,7 @@ def to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory | Non
     task_id = obj.get("task_id")
     env = info.get("env") or obj.get("env")
     outputs = task.get("outputs")
+    family = f"tau-bench/{env}" if isinstance(env, str) and env else "tau-bench"
     return Trajectory(
         native_id=None if task_id is None else str(task_id),
         record=record,
@@ -111,10 +115,12 @@ def to_trajectory(obj: Any, record: str, ctx: ImportContext) -> Trajectory | Non
         framework="tau-bench",
         outcome=outcome,
         outcome_raw=None if raw_reward is None else str(raw_reward),
+        outcome_source=None if reward is None else str(OutcomeSource.TAU_BENCH_REWARD),
         score=reward,
         final_answer=last_answer(steps),
         ground_truth=as_text(outputs) if outputs else None,
-        task_family=f"tau-bench/{env}" if isinstance(env, str) and env else "tau-bench",
+        task_family=family,
+        task_key=source_task_key(family, task_id),
         metadata=meta,
         steps=steps,
     )
@@ -208,6 +214,7 @@ def tau2_trajectory(sim: Any, record: str, info: Mapping[str, Any], tasks: Mappi
         meta["agent_implementation"] = agent_info["implementation"]
     domain = env_info.get("domain_name")
     model = agent_info.get("llm")
+    family = f"tau2-bench/{domain}" if isinstance(domain, str) and domain else "tau2-bench"
     return Trajectory(
         native_id=str(sim["id"]) if sim.get("id") is not None else None,
         record=record,
@@ -216,10 +223,12 @@ def tau2_trajectory(sim: Any, record: str, info: Mapping[str, Any], tasks: Mappi
         framework="tau2-bench",
         outcome=outcome,
         outcome_raw=None if reward is None else str(rinfo.get("reward")),
+        outcome_source=None if reward is None else str(OutcomeSource.TAU_BENCH_REWARD),
         score=reward,
         final_answer=last_answer(steps),
         ground_truth="\n".join(str(c) for c in communicate) if isinstance(communicate, list) and communicate else None,
-        task_family=f"tau2-bench/{domain}" if isinstance(domain, str) and domain else "tau2-bench",
+        task_family=family,
+        task_key=source_task_key(family, task_id),
         metadata=meta,
         steps=steps,
     )
@@ -281,7 +290,7 @@ class TauBenchImporter:
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         """Yield one trajectory per result."""
-        for record, obj in iter_records(path, ctx, imsg("tau_shape")):
+        for record, obj in iter_records(path, ctx, imsg("tau_shape"), records=("", "simulations")):
             if _is_tau2(obj):
                 yield from tau2_runs(obj, record, ctx)
                 continue

@@ -13,6 +13,7 @@ from analyzer.attribution.features import FEATURE_NAMES
 from analyzer.attribution.ranker import Ranker, RankerParams
 from analyzer.evaluation.adapt import (
     ADAPTED_KIND,
+    COLUMN_SETS,
     STRENGTH_GRID,
     LabelledRun,
     cross_validated_step_at_1,
@@ -43,19 +44,42 @@ def _raw(rng: np.random.Generator, base: Ranker, steps: int) -> np.ndarray:
     return x
 
 
-def _signal_column(base: Ranker) -> int:
-    """A free design column that varies on the generated features (the planted signal)."""
+def _signal_column(base: Ranker, weighted: bool | None = None) -> int:
+    """A free design column that varies on the generated features (the planted signal).
+
+    ``weighted``: only among the columns the base weights use (True) or leave at 0 (False).
+    """
     rng = np.random.default_rng(99)
     d = base.design(_raw(rng, base, 2000))
     cols = free_columns(base)
+    if weighted is not None:
+        cols = np.array([c for c in cols if (base.weights[c] != 0) == weighted], dtype=np.int64)
     spread = d[:, cols].std(axis=0)
     return int(cols[int(np.argmax(spread))])
 
 
-def planted(base: Ranker, n: int, seed: int = 0, steps: int = 8) -> list[LabelledRun]:
+def _key(columns: str, strength: float) -> str:
+    return f"{columns}/{'inf' if math.isinf(strength) else f'{strength:g}'}"
+
+
+def _chosen(params: RankerParams) -> tuple[str, float]:
+    s = params.meta["strength"]
+    return params.meta["columns"], math.inf if s is None else s
+
+
+def _strongest_best(scores: dict[str, float]) -> tuple[str, float]:
+    """What the choice must be: the best score, then the strongest shrinkage, then the fewest columns."""
+    best = max(scores.values())
+    tied = [(c, s) for c in COLUMN_SETS for s in STRENGTH_GRID if scores.get(_key(c, s)) == best]
+    strongest = max(s for _c, s in tied)
+    names = [c for c, s in tied if s == strongest]
+    return ("weighted" if "weighted" in names else names[0]), strongest
+
+
+def planted(base: Ranker, n: int, seed: int = 0, steps: int = 8, weighted: bool | None = None) -> list[LabelledRun]:
     """Runs whose decisive step is the one where one design column is largest."""
     rng = np.random.default_rng(seed)
-    col = _signal_column(base)
+    col = _signal_column(base, weighted)
     out = []
     while len(out) < n:
         x = _raw(rng, base, steps)
@@ -103,7 +127,8 @@ def test_meta_records_labels_strength_and_cross_validated_figures(base: Ranker) 
     assert m["kind"] == ADAPTED_KIND and m["n_labels"] == 10
     assert m["trace_ids"] == [r.key for r in runs]
     assert m["base_version"] == base.params.version and m["embeddings"] is False
-    assert set(m["strength_cv"]) == {"inf" if math.isinf(s) else f"{s:g}" for s in STRENGTH_GRID}
+    assert set(m["strength_cv"]) == {_key(c, s) for c in COLUMN_SETS for s in STRENGTH_GRID}
+    assert m["columns"] in COLUMN_SETS
     assert m["created"].endswith("+00:00")
     cv = m["cv"]
     shipped, adapted, n = cross_validated_step_at_1(base, runs)
@@ -119,10 +144,23 @@ def test_the_labels_choose_the_shrinkage_with_no_margin(base: Ranker) -> None:
     runs = planted(base, 10, seed=3)
     params = fit_adapted(base, runs, evaluate=False)
     scores = params.meta["strength_cv"]
-    best = max(scores.values())
-    assert best > scores["inf"]
-    strongest = max(s for s in STRENGTH_GRID if scores["inf" if math.isinf(s) else f"{s:g}"] == best)
-    assert params.meta["strength"] == (None if math.isinf(strongest) else strongest)
+    assert max(scores.values()) > scores["all/inf"] == scores["weighted/inf"]
+    assert _chosen(params) == _strongest_best(scores)
+
+
+@pytest.mark.parametrize("weighted", [True, False])
+def test_the_labels_choose_which_weights_move(base: Ranker, weighted: bool) -> None:
+    # a signal in a column the shipped weights use: moving those is enough (the smaller set wins
+    # the tie); a signal in a column they leave at 0 is only learnt with every column free
+    runs = planted(base, 10, seed=3, weighted=weighted)
+    params = fit_adapted(base, runs, evaluate=False)
+    assert params.meta["columns"] == ("weighted" if weighted else "all")
+    changed = [j for j, (a, b) in enumerate(zip(params.weights, base.params.weights, strict=True)) if a != b]
+    assert changed
+    if weighted:
+        assert all(b != 0 for j, b in enumerate(base.params.weights) if j in changed)
+    test = planted(base, 60, seed=4, weighted=weighted)
+    assert _step_at_1(Ranker(params), test) >= _step_at_1(base, test) + 0.1
 
 
 def test_no_signal_keeps_the_shipped_weights(base: Ranker) -> None:
@@ -131,9 +169,7 @@ def test_no_signal_keeps_the_shipped_weights(base: Ranker) -> None:
     runs = [LabelledRun(_raw(rng, base, 6), int(rng.integers(0, 6)), None, f"r{i}") for i in range(3)]
     params = fit_adapted(base, runs, evaluate=False)
     scores = params.meta["strength_cv"]
-    best = max(scores.values())
-    strongest = max(s for s in STRENGTH_GRID if scores["inf" if math.isinf(s) else f"{s:g}"] == best)
-    assert (params.meta["strength"] is None) == math.isinf(strongest)
+    assert _chosen(params) == _strongest_best(scores)
     # no labels at all: the shipped weights
     empty = fit_adapted(base, [], evaluate=True)
     assert empty.weights == base.params.weights and empty.meta["cv"]["n"] == 0

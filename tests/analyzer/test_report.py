@@ -258,3 +258,17 @@ def test_cli_report_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["report", runs, "--workspace", str(bad), "--html", str(tmp_path / "r.html")]) == 2
     assert "cannot read workspace" in capsys.readouterr().err
     assert not (tmp_path / "r.html").exists()
+
+
+def test_report_runs_say_where_their_outcome_came_from() -> None:
+    res = load([Path(__file__).resolve().parents[2] / "sample_traces" / "harbor_job"], cache=None)
+    report = build_report(res.traces, res.steps, None, None, OPTS)
+    assert report.summary["failures"] == 3 and report.summary["passes"] == 2 and report.summary["unknown"] == 0
+    by_id = {r.native_id: r for r in report.runs}
+    assert (by_id["db-migrate__Tk8pQ1z"].outcome, by_id["db-migrate__Tk8pQ1z"].outcome_source) == \
+        ("error", "harbor-reward")
+    md = render_markdown(res.traces, res.steps, None, None, OPTS)
+    assert "**Outcome:** error (outcome from harbor-reward)" in md
+    html = render_html(res.traces, res.steps, None, None, OPTS)
+    assert "outcome from harbor-reward" in html
+    assert_inert(html)

@@ -11,7 +11,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_traces"
 BY_FOLDER = {
     "codex_cli": "codex_cli",
-    "adp": "adp", "anthropic": "chat", "openai_chat": "chat", "atif": "atif", "harbor": "atif",
+    "adp": "adp", "anthropic": "chat", "openai_chat": "chat", "atif": "atif", "harbor": "atif", "harbor_job": "atif",
+    "claude_code": "claude_code",
     "generic": "generic", "mini_swe_agent": "mini_swe_agent", "swe_agent": "swe_agent",
     "openhands": "openhands", "openhands_resolver": "openhands", "otel": "otel", "tau_bench": "tau_bench",
     "who_and_when": "who_and_when", "langfuse": "langfuse", "langsmith": "langsmith", "mlflow": "mlflow",

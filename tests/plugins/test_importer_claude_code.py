@@ -145,3 +145,13 @@ def test_malformed_sessions(tmp_path: Path, host: PluginHost, lines: list[str], 
     assert result.traces.height == 0
     assert any(reason_part in e.reason for e in result.errors), [e.reason for e in result.errors]
     assert all(e.importer == "claude_code" for e in result.errors)
+
+
+def test_committed_session_task_is_the_first_user_message(host: PluginHost) -> None:
+    path = ROOT / "sample_traces" / "claude_code" / "todo_next_session.jsonl"
+    res = load([path], host=host, cache=None)
+    assert res.errors == [] and res.formats == {"claude_code": 1}
+    run = res.traces.row(0, named=True)
+    assert run["task"] == "create TODO app by Next.js"  # not the later "Thanks! Please update CLAUDE.md…"
+    assert run["outcome"] == "unknown" and run["outcome_source"] is None
+    assert run["final_answer"].startswith("CLAUDE.md now says")

@@ -225,7 +225,7 @@ def test_flat_bad_lines_become_line_errors_and_the_rest_loads(tmp_path: Path) ->
         ("line 9", "missing trace_id"),
         ("line 10", "field step: must be >= 0, got -1"),
         ("line 11", "field kind: 'thinking' is not one of user, system, thought, action, tool_call, observation, message"),
-        ("line 12", "field outcome: 'maybe' is not one of success, failure, unknown"),
+        ("line 12", "field outcome: 'maybe' is not one of success, failure, error, unknown"),
         ("line 13", "unsupported schema_version '3.1' (this TrajScope reads 1.x)"),
         ("line 14", "field is_error: expected true or false, got str 'no'"),
         ("line 15", "line is truncated or incomplete JSON (unexpected end of data at column 23)"),

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+STUCK_AFTER_S = 120.0
+"""How long the driver waits for the loaded runs to fill the table before it reports ``STUCK``."""
 
 
 def main(argv: list[str]) -> int:
@@ -32,6 +35,9 @@ def main(argv: list[str]) -> int:
     window = controller.build_window()
     window.workspace_path = workspace  # what `trajscope open --workspace FILE` does
     window.open_paths([traces], synchronous=True)
+    problems = [f"{e.file}: {e.reason}" for e in window.session.load_errors]
+    print(f"LOADED {window.session.traces.height} problems={problems}", flush=True)
+    started = time.monotonic()
     window.show()
     window.activateWindow()
     ctrl = window.tagging
@@ -52,12 +58,18 @@ def main(argv: list[str]) -> int:
         if ctrl.workspace is None or ctrl.workspace.path != workspace:
             QTimer.singleShot(10, step)  # the --workspace hook opens it on the first event-loop turn
             return
-        if window.runs_panel.model.rowCount() < window.session.traces.height:
+        rows, runs = window.runs_panel.model.rowCount(), window.session.traces.height
+        if rows < runs or not runs:
+            if time.monotonic() - started > STUCK_AFTER_S:  # say what the window holds instead of hanging the test
+                print(f"STUCK rows={rows} runs={runs} problems={[e.reason for e in window.session.load_errors]}",
+                      flush=True)
+                app.exit(3)
+                return
             QTimer.singleShot(10, step)  # the table fills on the next coalesced refresh
             return
         row = state["row"]
         if row >= window.runs_panel.model.rowCount():
-            print("DONE", flush=True)
+            print(f"DONE rows={window.runs_panel.model.rowCount()} runs={window.session.traces.height}", flush=True)
             app.quit()
             return
         table.setFocus()

@@ -50,3 +50,17 @@ def test_source_id_label_is_translated(qtbot, app) -> None:  # type: ignore[no-u
         assert "来源 ID content[1]" in pane.browser.toPlainText()
     finally:
         install_language("en")
+
+
+def test_outcome_source_is_shown_for_a_run(qtbot, app) -> None:  # type: ignore[no-untyped-def]
+    session = Session()
+    session.add_load_result(load([ROOT / "sample_traces" / "harbor_job"], cache=None))
+    tid = session.traces.filter(native_id="db-migrate__Tk8pQ1z")["trace_id"][0]
+    pane = _pane(qtbot, app, session)
+    session.select(trace_id=tid)
+    pane.refresh()
+    text = pane.browser.toPlainText()
+    assert "Outcome from\nharbor-reward (exception: AgentTimeoutError; reward=0)" in text
+    assert "error" in text
+    ARTIFACTS.mkdir(exist_ok=True)
+    pane.grab().save(str(ARTIFACTS / "inspector_outcome_source.png"))

@@ -32,7 +32,8 @@ def _section_right(panel: Any, key: str) -> int:
 def test_important_columns_first_and_visible_at_the_default_width(analysed):
     w = analysed
     panel = w.runs_panel
-    assert panel.column_keys()[:5] == ["trace_id", "outcome", "decisive_step", "category", "tags"]
+    assert panel.column_keys()[:5] == ["title", "outcome", "decisive_step", "category", "tags"]
+    assert panel.column_keys()[-2:] == ["trace_id", "source_name"]
     w.resize(1560, 960)  # the window's default size, and the default dock width
     w.reset_layout()
     w.bridge.flush()
@@ -79,7 +80,7 @@ def test_column_chooser_is_saved_and_restored(qtbot, app, sample_load):
     panel.set_column_visible("model", False)
     hh.moveSection(hh.visualIndex(3), 1)  # drag Category before Outcome
     order = panel.column_keys()
-    assert order[:3] == ["trace_id", "category", "outcome"]
+    assert order[:3] == ["title", "category", "outcome"]
     saved = ui_settings.get_json(COLUMNS_KEY, {})
     assert set(saved["hidden"]) == {"task", "model"} and saved["order"][:3] == order[:3]
     w.close()
@@ -97,9 +98,9 @@ def test_column_chooser_is_saved_and_restored(qtbot, app, sample_load):
     assert ui_settings.get_json(COLUMNS_KEY, {})["hidden"] == []
     for key in [c.key for c in COLUMNS][1:]:
         p2.set_column_visible(key, False)
-    assert p2.column_keys() == ["trace_id"]
-    p2.set_column_visible("trace_id", False)
-    assert p2.column_keys() == ["trace_id"]
+    assert p2.column_keys() == ["title"]
+    p2.set_column_visible("title", False)
+    assert p2.column_keys() == ["title"]
     w2.close()
 
 

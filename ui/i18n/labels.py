@@ -39,6 +39,7 @@ _CATEGORY_DESCRIPTIONS = (
 _OUTCOMES = {
     "success": QT_TRANSLATE_NOOP("Outcome", "success"),
     "failure": QT_TRANSLATE_NOOP("Outcome", "failure"),
+    "error": QT_TRANSLATE_NOOP("Outcome", "error"),
     "unknown": QT_TRANSLATE_NOOP("Outcome", "unknown"),
 }
 

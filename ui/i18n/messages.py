@@ -41,6 +41,7 @@ TEMPLATES: dict[str, str] = {
     "json_too_deep": QT_TRANSLATE_NOOP("LoadReason", "{where} is nested too deeply to read safely"),
     "json_truncated": QT_TRANSLATE_NOOP("LoadReason", "{where} is truncated or incomplete JSON ({error})"),
     "json_invalid": QT_TRANSLATE_NOOP("LoadReason", "{where} is not valid JSON ({error})"),
+    "record_damaged": QT_TRANSLATE_NOOP("LoadReason", "record is damaged JSON at bytes {start}-{end} ({error}); record skipped, the others are read"),
     "file_empty": QT_TRANSLATE_NOOP("LoadReason", "file is empty"),
     "file_whitespace": QT_TRANSLATE_NOOP("LoadReason", "file holds only whitespace"),
     "document_over_cap": QT_TRANSLATE_NOOP("LoadReason", "file is {size}, over the {cap} cap for one JSON document ({setting}); write it as JSONL instead"),

@@ -423,6 +423,38 @@
         <translation>运行数少于 {min} 的分组（此处有 {n} 个）标记为“运行太少”，排在其他分组之后。</translation>
     </message>
     <message>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Successes</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>Failures</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Each task with its runs, successes and models; double-click a task that both failed and succeeded to contrast its first failed run with a success</source>
+        <translation>每个任务及其运行数、成功数和模型；双击一个既有失败又有成功的任务，可将其第一个失败运行与成功运行对照</translation>
+    </message>
+    <message>
+        <source>Show only this task's runs</source>
+        <translation>只显示该任务的运行</translation>
+    </message>
+    <message>
+        <source>Contrast its first failed run with a success</source>
+        <translation>将其第一个失败运行与成功运行对照</translation>
+    </message>
+    <message>
         <source>{n} runs record no {what}: they are listed apart as “(unknown)” in the last row and never ranked.</source>
         <translation>{n} 个运行没有记录{what}：它们作为“（未知）”单独列在最后一行，从不参与排名。</translation>
     </message>
@@ -605,6 +637,109 @@
     <message>
         <source>k prior errors; thin lines: groups</source>
         <translation>先前错误数 k；细线：各组</translation>
+    </message>
+</context>
+<context>
+    <name>ContrastView</name>
+    <message>
+        <source>Successes of the same task, nearest (lowest alignment cost) first</source>
+        <translation>同一任务的成功运行，最接近的（对齐代价最低）排在最前</translation>
+    </message>
+    <message>
+        <source>◀ Previous difference</source>
+        <translation>◀ 上一处差异</translation>
+    </message>
+    <message>
+        <source>Previous difference (Shift+D in the table)</source>
+        <translation>上一处差异（在表格中按 Shift+D）</translation>
+    </message>
+    <message>
+        <source>Next difference ▶</source>
+        <translation>下一处差异 ▶</translation>
+    </message>
+    <message>
+        <source>Next difference (D in the table)</source>
+        <translation>下一处差异（在表格中按 D）</translation>
+    </message>
+    <message>
+        <source>Go to divergence</source>
+        <translation>转到偏离点</translation>
+    </message>
+    <message>
+        <source>The first decision of the failed run with no good match in this success</source>
+        <translation>失败运行中第一个在该成功运行里没有良好匹配的决策</translation>
+    </message>
+    <message>
+        <source>Success</source>
+        <translation>成功运行</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <source>Failed run</source>
+        <translation>失败运行</translation>
+    </message>
+    <message>
+        <source>Aligned row</source>
+        <translation>对齐行</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>价值</translation>
+    </message>
+    <message>
+        <source>Select a failed run whose task also succeeded.</source>
+        <translation>请选择一个失败运行，且其任务也有成功运行。</translation>
+    </message>
+    <message>
+        <source>This run did not fail: select a failed run to contrast it with a success.</source>
+        <translation>该运行没有失败：请选择一个失败运行，将其与成功运行对照。</translation>
+    </message>
+    <message>
+        <source>No other run of this task succeeded, so there is nothing to contrast it with.</source>
+        <translation>该任务没有其他成功的运行，因此无法对照。</translation>
+    </message>
+    <message>
+        <source>Failed run &lt;b&gt;{run}&lt;/b&gt; · task &lt;code&gt;{task}&lt;/code&gt; · {n} successes of the task</source>
+        <translation>失败运行 &lt;b&gt;{run}&lt;/b&gt; · 任务 &lt;code&gt;{task}&lt;/code&gt; · 该任务有 {n} 个成功运行</translation>
+    </message>
+    <message>
+        <source>{run} · cost {cost}</source>
+        <translation>{run} · 代价 {cost}</translation>
+    </message>
+    <message>
+        <source>(nearest)</source>
+        <translation>（最接近）</translation>
+    </message>
+    <message>
+        <source>Every decision of the failed run has a good match in this success.</source>
+        <translation>失败运行的每个决策在该成功运行中都有良好匹配。</translation>
+    </message>
+    <message>
+        <source>Diverges at step &lt;b&gt;{step}&lt;/b&gt; of the failed run: {kind}. {n} rows differ.</source>
+        <translation>在失败运行的步骤 &lt;b&gt;{step}&lt;/b&gt; 处偏离：{kind}。共有 {n} 行不同。</translation>
+    </message>
+    <message>
+        <source>a different action</source>
+        <translation>不同的操作</translation>
+    </message>
+    <message>
+        <source>the same tool with different arguments</source>
+        <translation>相同的工具但参数不同</translation>
+    </message>
+    <message>
+        <source>an action of the success is missing</source>
+        <translation>缺少成功运行中的一个操作</translation>
+    </message>
+    <message>
+        <source>an extra action</source>
+        <translation>多余的操作</translation>
+    </message>
+    <message>
+        <source>Analyse both runs to see their value curves here (they are drawn on the aligned rows).</source>
+        <translation>分析这两个运行后，可在此查看它们的价值曲线（按对齐行绘制）。</translation>
     </message>
 </context>
 <context>
@@ -1736,6 +1871,10 @@ Empty: back to the rule's suggestion.</source>
         <translation>{where}不是有效的 JSON（{error}）</translation>
     </message>
     <message>
+        <source>record is damaged JSON at bytes {start}-{end} ({error}); record skipped, the others are read</source>
+        <translation>记录在字节 {start}-{end} 处是损坏的 JSON（{error}）；已跳过该记录，其他记录照常读取</translation>
+    </message>
+    <message>
         <source>file is empty</source>
         <translation>文件为空</translation>
     </message>
@@ -1821,6 +1960,10 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>Compare models</source>
         <translation>模型比较</translation>
+    </message>
+    <message>
+        <source>Contrast</source>
+        <translation>对照</translation>
     </message>
     <message>
         <source>Runs</source>
@@ -1993,6 +2136,14 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>Compare models side by side</source>
         <translation>并排比较各模型</translation>
+    </message>
+    <message>
+        <source>Contrast with a success</source>
+        <translation>与成功运行对照</translation>
+    </message>
+    <message>
+        <source>The failed run side by side with a success of the same task</source>
+        <translation>将失败运行与同一任务的成功运行并排显示</translation>
     </message>
     <message>
         <source>Reset layout</source>
@@ -2295,6 +2446,14 @@ Empty: back to the rule's suggestion.</source>
         <translation>选择多个运行或步骤</translation>
     </message>
     <message>
+        <source>D / Shift+D (Contrast tab)</source>
+        <translation>D / Shift+D（对照标签页）</translation>
+    </message>
+    <message>
+        <source>Next / previous difference from the success</source>
+        <translation>与成功运行的下一处 / 上一处差异</translation>
+    </message>
+    <message>
         <source>About TrajScope</source>
         <translation>关于 TrajScope</translation>
     </message>
@@ -2323,6 +2482,10 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>failure</source>
         <translation>失败</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
     </message>
     <message>
         <source>unknown</source>
@@ -2848,10 +3011,6 @@ Empty: back to the rule's suggestion.</source>
         <translation>结果</translation>
     </message>
     <message>
-        <source>success, failure or unknown</source>
-        <translation>成功、失败或未知</translation>
-    </message>
-    <message>
         <source>Steps</source>
         <translation>步骤数</translation>
     </message>
@@ -2862,6 +3021,18 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>Decisive</source>
         <translation>决定性步骤</translation>
+    </message>
+    <message>
+        <source>Title</source>
+        <translation>标题</translation>
+    </message>
+    <message>
+        <source>The task's first line, else the source's own id of the run</source>
+        <translation>任务的第一行；没有任务时为来源自带的运行 ID</translation>
+    </message>
+    <message>
+        <source>success, failure, error or unknown</source>
+        <translation>成功、失败、出错或未知</translation>
     </message>
     <message>
         <source>Predicted decisive step (0-based); “? a, b, c”: uncertain, no step stands out (the likeliest steps, best first)</source>
@@ -2890,6 +3061,22 @@ Empty: back to the rule's suggestion.</source>
     <message>
         <source>“stale”: analysed by an older analysis version (ranker, detectors or judge changed); Analysis ▸ Refresh stale analysis</source>
         <translation>“过期”：由旧的分析版本分析（排序器、检测器或评审模型已变化）；分析 ▸ 刷新过期分析</translation>
+    </message>
+    <message>
+        <source>Task key</source>
+        <translation>任务键</translation>
+    </message>
+    <message>
+        <source>Identity of the task across runs: the source's task, sample or instance id, else a hash of the task text (type it in the filter to see every run of the task)</source>
+        <translation>任务在各运行间的标识：来源中的任务、样本或实例 ID，否则为任务文本的哈希（在筛选框中输入即可查看该任务的全部运行）</translation>
+    </message>
+    <message>
+        <source>Source file</source>
+        <translation>来源文件</translation>
+    </message>
+    <message>
+        <source>File the run was read from, relative to the folder the loaded files share (full path in the tooltip)</source>
+        <translation>读取该运行的文件，相对于所有已加载文件的共同文件夹（完整路径见提示）</translation>
     </message>
     <message>
         <source>? {steps}</source>

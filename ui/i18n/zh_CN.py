@@ -233,6 +233,11 @@ TRANSLATIONS: dict[str, str] = {
     "Something went wrong: {err}. Your data is safe; you can copy the details for a bug report.":
         "出现错误：{err}。您的数据是安全的；可以复制详情用于错误报告。",
     "Stable content-derived run id": "由内容生成的稳定运行 ID",
+    "Title": "标题",
+    "The task's first line, else the source's own id of the run": "任务的第一行；没有任务时为来源自带的运行 ID",
+    "Source file": "来源文件",
+    "File the run was read from, relative to the folder the loaded files share (full path in the tooltip)":
+        "读取该运行的文件，相对于所有已加载文件的共同文件夹（完整路径见提示）",
     "Step {n}": "步骤 {n}",
     "Steps": "步骤数",
     "Stop background work after the current file or run": "在当前文件或运行完成后停止后台工作",
@@ -286,7 +291,7 @@ TRANSLATIONS: dict[str, str] = {
     "score": "得分",
     "step": "步骤",
     "step {n}": "步骤 {n}",
-    "success, failure or unknown": "成功、失败或未知",
+    "success, failure, error or unknown": "成功、失败、出错或未知",
     "task alignment": "任务对齐",
     "tokens": "令牌数",
     "value": "价值",
@@ -351,6 +356,7 @@ TRANSLATIONS: dict[str, str] = {
     "success": "成功",
     "failure": "失败",
     "unknown": "未知",
+    "Outcome from": "结果来源",
     "user": "用户",
     "system": "系统",
     "thought": "思考",

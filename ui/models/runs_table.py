@@ -71,12 +71,13 @@ ANALYST_MARK = "✎"
 _SOURCE_OF = {"decisive_step": "decisive_source", "category": "label_source", "outcome": "outcome_source"}
 
 COLUMNS: tuple[Column, ...] = (
-    # what the analyst reads first comes first: the run, its outcome, the decisive step, its
-    # category and the tags; the long task text last (the column chooser hides or moves any)
-    Column("trace_id", QT_TRANSLATE_NOOP("RunsTable", "Run"),
-           QT_TRANSLATE_NOOP("RunsTable", "Stable content-derived run id"), 100),
+    # what the analyst reads first comes first: the run (its title), its outcome, the decisive step,
+    # its category and the tags; the long task text, the run id and the source file last (the
+    # column chooser hides or moves any)
+    Column("title", QT_TRANSLATE_NOOP("RunsTable", "Title"),
+           QT_TRANSLATE_NOOP("RunsTable", "The task's first line, else the source's own id of the run"), 150),
     Column("outcome", QT_TRANSLATE_NOOP("RunsTable", "Outcome"),
-           QT_TRANSLATE_NOOP("RunsTable", "success, failure or unknown"), 74),
+           QT_TRANSLATE_NOOP("RunsTable", "success, failure, error or unknown"), 74),
     Column("decisive_step", QT_TRANSLATE_NOOP("RunsTable", "Decisive"),
            QT_TRANSLATE_NOOP("RunsTable", "Predicted decisive step (0-based); “? a, b, c”: uncertain, no step stands "
                              "out (the likeliest steps, best first)"), 70, numeric=True),
@@ -95,8 +96,16 @@ COLUMNS: tuple[Column, ...] = (
     Column("analysis_stale", QT_TRANSLATE_NOOP("RunsTable", "Analysis"),
            QT_TRANSLATE_NOOP("RunsTable", "“stale”: analysed by an older analysis version (ranker, detectors or judge "
                              "changed); Analysis ▸ Refresh stale analysis"), 64),
+    Column("task_key", QT_TRANSLATE_NOOP("RunsTable", "Task key"),
+           QT_TRANSLATE_NOOP("RunsTable", "Identity of the task across runs: the source's task, sample or instance id, "
+                             "else a hash of the task text (type it in the filter to see every run of the task)"), 110),
     Column("task", QT_TRANSLATE_NOOP("RunsTable", "Task"),
            QT_TRANSLATE_NOOP("RunsTable", "Task statement (full text in the tooltip)"), 200),
+    Column("trace_id", QT_TRANSLATE_NOOP("RunsTable", "Run"),
+           QT_TRANSLATE_NOOP("RunsTable", "Stable content-derived run id"), 100),
+    Column("source_name", QT_TRANSLATE_NOOP("RunsTable", "Source file"),
+           QT_TRANSLATE_NOOP("RunsTable", "File the run was read from, relative to the folder the loaded files share "
+                             "(full path in the tooltip)"), 180),
 )
 """Columns of the runs table in their default order."""
 
@@ -288,8 +297,12 @@ class RunsTableModel(QAbstractTableModel):
             return QCoreApplication.translate(
                 "RunsTable", "Analysed by an older analysis version; Analysis ▸ Refresh stale analysis re-analyses it.") \
                 if value else None
-        if key == "trace_id":
+        if key in ("trace_id", "title"):
             src = self._values("source_file")[row] if "source_file" in self._frame.columns else None
             return f"{value}\n{src}" if src else str(value)
+        if key == "source_name" and "source_file" in self._frame.columns:
+            rec = self._values("record")[row] if "record" in self._frame.columns else None
+            src = str(self._values("source_file")[row] or value)
+            return f"{src} [{rec}]" if rec and rec != "$" else src
         text = str(value)
         return text if len(text) < 4000 else text[:4000] + "…"

@@ -18,6 +18,7 @@ paired view (:mod:`ui.views.paired`).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import html
 from collections.abc import Callable
 from typing import Any
@@ -26,7 +27,7 @@ import numpy as np
 import polars as pl
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtGui import QAction, QColor, QFont, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -42,6 +43,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from analyzer.contrast.tasks import task_table
 from analyzer.metrics.model_names import NAMES_SEPARATOR, apply_model_groups
 from analyzer.metrics.models import (
     UNKNOWN_GROUP,
@@ -167,6 +169,29 @@ class ComparePanel(QWidget):
         self.table.itemSelectionChanged.connect(self._on_table_selection)
         self.paired = PairedView(session, self)
         self.paired.setObjectName("comparePaired")
+        self.open_contrast: Callable[[str], None] | None = None
+        """Shows a failed run in the Contrast tab (set by the main window)."""
+        self.tasks_table = QTableWidget(self)
+        self.tasks_table.setObjectName("compareTasks")
+        self.tasks_table.setColumnCount(5)
+        self.tasks_table.setHorizontalHeaderLabels([self.tr("Task"), self.tr("Runs"), self.tr("Successes"),
+                                                    self.tr("Failures"), self.tr("Models")])
+        self.tasks_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.tasks_table.verticalHeader().setVisible(False)
+        self.tasks_table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        self.tasks_table.setShowGrid(False)
+        self.tasks_table.setAlternatingRowColors(True)
+        self.tasks_table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.tasks_table.horizontalHeader().setStretchLastSection(True)
+        self.tasks_table.setToolTip(self.tr("Each task with its runs, successes and models; double-click a task that "
+                                            "both failed and succeeded to contrast its first failed run with a success"))
+        self.tasks_table.cellDoubleClicked.connect(lambda row, _c: self._contrast_task(row))
+        self.tasks_table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        act_only = QAction(self.tr("Show only this task's runs"), self.tasks_table)
+        act_only.triggered.connect(self._filter_task)
+        act_contrast = QAction(self.tr("Contrast its first failed run with a success"), self.tasks_table)
+        act_contrast.triggered.connect(lambda: self._contrast_task(self.tasks_table.currentRow()))
+        self.tasks_table.addActions([act_only, act_contrast])
 
         self.glw = pg.GraphicsLayoutWidget(self)
         self.glw.setObjectName("comparePlots")
@@ -201,8 +226,10 @@ class ComparePanel(QWidget):
         table_split = QSplitter(Qt.Orientation.Horizontal, top)
         table_split.addWidget(self.table)
         table_split.addWidget(self.paired)
+        table_split.addWidget(self.tasks_table)
         table_split.setStretchFactor(0, 3)
         table_split.setStretchFactor(1, 2)
+        table_split.setStretchFactor(2, 2)
         tl.addWidget(table_split, 1)
         split.addWidget(top)
         split.addWidget(self.glw)
@@ -275,6 +302,7 @@ class ComparePanel(QWidget):
             self.metrics = None
             self.note.setText(self.tr("Open traces to compare models."))
             self.table.setRowCount(0)
+            self.tasks_table.setRowCount(0)
             return
         try:
             from analyzer.metrics import model_metrics, self_conditioning
@@ -324,11 +352,42 @@ class ComparePanel(QWidget):
             txt += " " + self.tr("Analyse the runs to see failure categories, decisive steps and horizons.")
         self.note.setText(txt)
         self._fill_table(self.metrics, g)
+        self._fill_tasks(raw_traces)
         self._draw_pass(drawn)
         self._draw_categories(drawn)
         self._draw_positions(view.join(traces.select("trace_id", pl.col(g).alias("_group")), on="trace_id", how="inner"))
         self._draw_horizons(drawn, traces)
         self._draw_self_conditioning(self.self_cond, pooled_sc, g)
+
+    # the per-task table -------------------------------------------------------------------------------
+    def _fill_tasks(self, traces: pl.DataFrame) -> None:
+        tasks = task_table(traces)
+        self.tasks_table.setRowCount(tasks.height)
+        for i, r in enumerate(tasks.iter_rows(named=True)):
+            cells = (str(r["task_key"]), str(r["runs"]), str(r["successes"]), str(r["failures"]), r["models"] or "")
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c == 0:
+                    item.setToolTip(f"{r['task_key']}\n{(r['task'] or '')[:600]}")
+                    item.setData(Qt.ItemDataRole.UserRole, r["task_key"])
+                elif c < 4:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.tasks_table.setItem(i, c, item)
+        self.tasks_table.resizeColumnsToContents()
+
+    def _filter_task(self) -> None:
+        item = self.tasks_table.item(self.tasks_table.currentRow(), 0)
+        if item is not None:
+            self.session.set_filter(dataclasses.replace(self.session.filter, task_keys=(str(item.data(Qt.ItemDataRole.UserRole)),)))
+
+    def _contrast_task(self, row: int) -> None:
+        item = self.tasks_table.item(row, 0)
+        if item is None or self.open_contrast is None:
+            return
+        key = item.data(Qt.ItemDataRole.UserRole)
+        failed = self.session.traces.filter((pl.col("task_key") == key) & (pl.col("outcome") == "failure"))
+        if failed.height:
+            self.open_contrast(str(failed["trace_id"][0]))
 
     # selection, aliases and the paired view ------------------------------------------------------
     def selected_groups(self) -> list[str]:

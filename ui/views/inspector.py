@@ -191,7 +191,8 @@ class InspectorPane(QWidget):
         shown = run_outcome_label(outcome, r.get("outcome_source"), r.get("outcome_p_failed"))
         out.append(self._row(self.tr("Outcome"), f"<b style='color:{OUTCOME_COLORS.get(outcome, '#8A8F98')}'>{_e(shown)}</b>"
                              + (f" &nbsp;({_e(L['score'])} {_e(r['score'])})" if r.get("score") is not None else "")
-                             + f"<br><span class='muted'>{_e(outcome_source_text(r.get('outcome_source'), r.get('outcome_recorded'), r.get('outcome_p_failed')))}</span>"))
+                             + f"<br><span class='muted'>{_e(outcome_source_text(r.get('outcome_source'), r.get('outcome_recorded'), r.get('outcome_p_failed')))}"
+                             + (f" ({_e(r['outcome_raw'])})" if r.get('outcome_raw') else '') + "</span>"))
         for key, label in (("model", self.tr("Model")), ("framework", self.tr("Framework")),
                            ("task_family", self.tr("Task family")), ("source_format", self.tr("Format"))):
             if r.get(key):

@@ -41,7 +41,7 @@ SAVED_FILTERS_KEY = "filters/saved"
 COLUMNS_KEY = "runs/columns"
 """UI setting: ``{"hidden": [keys], "order": [keys in visual order]}`` of the runs table."""
 
-FIT_CAPS = {"task": 360, "model": 190, "category": 175, "tags": 220, "trace_id": 110}
+FIT_CAPS = {"task": 360, "model": 190, "category": 175, "tags": 220, "trace_id": 110, "title": 150, "source_name": 260}
 """Widest a column grows when sized to its content (others: FIT_CAP); longer text is elided."""
 FIT_CAP = 130
 FIT_PAD = 6

@@ -1,0 +1,61 @@
+"""Task identity across runs: ``task_key``, so reruns of one task can be compared.
+
+An importer sets :attr:`analyzer.schema.models.Trajectory.task_key` when its source names the
+task (Inspect: ``<task>:<sample id>`` shared by every epoch and model; tau-bench and tau2-bench:
+``<family>:<task_id>``; SWE-bench: the ``instance_id``; Harbor: the trial's ``task_name``).
+Every other run gets :func:`text_task_key`, a hash of its normalised task text, when the loader
+admits it (:func:`fill_task_keys`), so every loaded run has a key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+import polars as pl
+
+TEXT_KEY_PREFIX = "text:"
+"""Prefix of a key made from the task text (a source's own id never starts with it)."""
+
+_SPACE = re.compile(r"\s+")
+
+
+def normalise_task_text(text: str) -> str:
+    """The task text as compared across runs: NFKC, case-folded, whitespace collapsed."""
+    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def text_task_key(text: str | None) -> str | None:
+    """``text:<16 hex>`` of the normalised task text; None for an empty task."""
+    norm = normalise_task_text(text or "")
+    if not norm:
+        return None
+    return TEXT_KEY_PREFIX + hashlib.blake2b(norm.encode("utf-8", "replace"), digest_size=8).hexdigest()
+
+
+def source_task_key(family: str | None, task_id: object) -> str | None:
+    """A key from a source's own task id, qualified by its task family when there is one."""
+    if task_id is None or str(task_id).strip() == "":
+        return None
+    ident = str(task_id).strip()
+    return f"{family}:{ident}" if family else ident
+
+
+def fill_task_keys(traces: pl.DataFrame) -> pl.DataFrame:
+    """The traces frame with every missing ``task_key`` set from the task text.
+
+    Keys an importer set are kept; a run with no key and no task text keeps a null key.
+    """
+    if traces.height == 0 or "task" not in traces.columns:
+        return traces
+    if "task_key" not in traces.columns:
+        traces = traces.with_columns(pl.lit(None, dtype=pl.Utf8).alias("task_key"))
+    missing = pl.col("task_key").is_null() | (pl.col("task_key") == "")
+    todo = traces.filter(missing)
+    if todo.height == 0:
+        return traces
+    tasks = todo["task"].unique().to_list()
+    keys = {t: text_task_key(t) for t in tasks if t is not None}
+    by_text = pl.col("task").replace_strict(keys, default=None, return_dtype=pl.Utf8)
+    return traces.with_columns(pl.when(missing).then(by_text).otherwise(pl.col("task_key")).alias("task_key"))

@@ -1,0 +1,58 @@
+"""The bounded worker hands its frames back through Arrow IPC files (removed at once) and is kept
+warm between loads; what it reads is exactly what the in-process path reads."""
+
+from __future__ import annotations
+
+import glob
+import os
+import tempfile
+from pathlib import Path
+
+from analyzer.loading import isolate, load
+from analyzer.settings import LoadLimits
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = [ROOT / "sample_traces" / "generic", ROOT / "sample_traces" / "harbor_job",
+           ROOT / "sample_traces" / "tau_bench"]
+
+
+def _worker_folders() -> set[str]:
+    return set(glob.glob(os.path.join(tempfile.gettempdir(), "trajscope-worker-*")))
+
+
+def test_worker_frames_equal_in_process_frames_and_leave_no_files() -> None:
+    before = _worker_folders()
+    isolated = load(SAMPLES, cache=None, limits=LoadLimits(isolate_min_bytes=0, worker_idle_seconds=0))
+    plain = load(SAMPLES, cache=None, limits=LoadLimits(isolate_min_bytes=-1))
+    assert isolated.errors == plain.errors == []
+    assert isolated.traces.height == plain.traces.height > 5
+    assert isolated.traces.sort("trace_id").equals(plain.traces.sort("trace_id"))
+    assert isolated.steps.sort("trace_id", "step").equals(plain.steps.sort("trace_id", "step"))
+    assert _worker_folders() == before
+
+
+def test_the_worker_is_kept_for_the_next_load_and_a_busy_one_is_not_shared() -> None:
+    limits = LoadLimits(isolate_min_bytes=0, worker_idle_seconds=60)
+    isolate.stop_kept_worker()
+    first = isolate.acquire_worker(limits)
+    other = isolate.acquire_worker(limits)  # nothing kept yet: a worker of its own
+    assert other is not first
+    isolate.release_worker(first)
+    isolate.release_worker(other)  # one is kept; the other is stopped
+    again = isolate.acquire_worker(limits)
+    assert again is first
+    busy = isolate.acquire_worker(limits)  # the kept one is busy: not shared
+    assert busy is not first
+    isolate.release_worker(busy)
+    isolate.release_worker(again)
+    assert isolate.acquire_worker(LoadLimits(isolate_min_bytes=0, worker_idle_seconds=30)) is not first  # other limits
+    isolate.stop_kept_worker()
+    assert isolate.acquire_worker(limits) is not first
+
+
+def test_idle_zero_stops_the_worker_when_the_load_ends() -> None:
+    isolate.stop_kept_worker()
+    limits = LoadLimits(isolate_min_bytes=0, worker_idle_seconds=0)
+    w = isolate.acquire_worker(limits)
+    isolate.release_worker(w)
+    assert isolate.acquire_worker(limits) is not w
