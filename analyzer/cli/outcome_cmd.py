@@ -65,7 +65,7 @@ def markdown(report: Any, paths: list[str]) -> str:
         "",
         f"Logistic regression over the standardised cues, L2 strength {p.meta.get('l2'):.4g} chosen from "
         f"{len(p.meta.get('l2_grid') or [])} values by leave-one-source-out log-loss; bias {p.bias:+.3f}. "
-        "The local judge is not asked (a cue from it is future work).",
+        "The local judge is not asked (see Tried).",
         "",
         "## How it was measured",
         "",
@@ -101,6 +101,9 @@ def markdown(report: Any, paths: list[str]) -> str:
         "measured before the claim pattern stopped matching \"unable to complete\"), so they are not used. The",
         "cheap analysis's own evidence (1 - the value curve's minimum, the number of findings) did not raise it",
         "either (0.768 with the cues); it would also need the analysis to run before the estimate.",
+        "Asking the bundled judge (Gemma 3 270M) whether the final state achieves the task (its value-curve question",
+        "at the last step) took about 27 s per run on the 2 shared cores of the development machine, so it was not",
+        "measured on all the runs and is not a cue yet.",
         "",
         "## Caveats",
         "",

@@ -171,7 +171,13 @@ def _report(args: argparse.Namespace, annotations: pl.DataFrame | None, aliases:
     lang = chosen_language(args)
     problems = [load_error_text(e, lang) for e in loaded.errors]
     notes: list[str] = []
-    result = analyze_for_report(loaded.traces, loaded.steps, args.judge, args.no_judge, notes, workspace) \
+    from analyzer.outcome.effective import effective_outcomes
+    from analyzer.outcome.estimate import estimate_p_failed
+
+    # the analysis sees the effective outcome (the analyst's, else recorded, else estimated), as in the app
+    given = effective_outcomes(loaded.traces, annotations, estimate_p_failed(loaded.traces, loaded.steps)).select(
+        loaded.traces.columns)
+    result = analyze_for_report(given, loaded.steps, args.judge, args.no_judge, notes, workspace) \
         if loaded.traces.height else None
     for n in notes:
         print(f"note: {n}", file=sys.stderr)

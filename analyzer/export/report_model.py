@@ -412,6 +412,8 @@ def build_report(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, resul
         "passes": int((table["outcome"] == "success").sum()),
         "failures": failed.height,
         "unknown": table.height - int(table["outcome"].is_in(list(DECIDED_OUTCOMES)).fill_null(False).sum()),
+        "estimated": int((table["outcome_source"] == "estimate").fill_null(False).sum())
+        if "outcome_source" in table.columns else 0,
         "analysed": analysed,
         "attributed": int(failed["decisive_step"].is_not_null().sum()),
         "reviewed": failed.filter((pl.col("decisive_source") == "analyst")

@@ -152,6 +152,8 @@ REPORT: dict[str, str] = {
     "{a} runs analysed, {f} detector findings, {r} runs and {s} steps tagged":
         "已分析 {a} 个运行，检测器发现 {f} 处，已标注 {r} 个运行和 {s} 个步骤",
     ", {n} runs with an unknown outcome (left out of pass rates)": "，{n} 个运行结果未知（不计入通过率）",
+    ", {n} runs whose outcome is estimated (counted; traces.csv outcome_p_failed)":
+        "，{n} 个运行的结果为估计值（已计入；见 traces.csv 的 outcome_p_failed）",
     ".": "。",
     "Analyst tags (from the workspace)": "分析员标注（来自工作区）",
     "runs tagged": "已标注的运行",

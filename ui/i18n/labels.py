@@ -104,12 +104,11 @@ def run_outcome_label(outcome: str | None, source: str | None = None, p_failed: 
                       compact: bool = False) -> str:
     """A run's effective outcome as shown: "likely failed (0.82)" when it is an estimate.
 
-    ``compact`` (the runs table's narrow column): "failed? 0.82" / "passed? 0.78".
+    ``compact`` (the runs table's narrow column, whose tooltip gives the rest): "failure?" / "success?".
     """
     if source == "estimate" and p_failed is not None and compact:
-        if outcome == "failure":
-            return QCoreApplication.translate("Outcome", "failed? {p}").format(p=f"{p_failed:.2f}")
-        return QCoreApplication.translate("Outcome", "passed? {p}").format(p=f"{1.0 - p_failed:.2f}")
+        return QCoreApplication.translate("Outcome", "failure?") if outcome == "failure" \
+            else QCoreApplication.translate("Outcome", "success?")
     if source == "estimate" and p_failed is not None:
         if outcome == "failure":
             return QCoreApplication.translate("Outcome", "likely failed ({p})").format(p=f"{p_failed:.2f}")

@@ -2500,12 +2500,12 @@ Empty: back to the rule's suggestion.</source>
         <translation>未知</translation>
     </message>
     <message>
-        <source>failed? {p}</source>
-        <translation>失败? {p}</translation>
+        <source>failure?</source>
+        <translation>失败?</translation>
     </message>
     <message>
-        <source>passed? {p}</source>
-        <translation>通过? {p}</translation>
+        <source>success?</source>
+        <translation>成功?</translation>
     </message>
     <message>
         <source>likely failed ({p})</source>

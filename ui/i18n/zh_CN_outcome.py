@@ -22,8 +22,8 @@ TRANSLATIONS: dict[str, str] = {
     "{runs} marked as {outcome}": "{runs} 已标记为{outcome}",
     # the estimate
     "likely failed ({p})": "可能失败（{p}）",
-    "failed? {p}": "失败? {p}",
-    "passed? {p}": "通过? {p}",
+    "failure?": "失败?",
+    "success?": "成功?",
     "likely passed ({p})": "可能通过（{p}）",
     "No outcome is recorded; estimated from the run's cues: P(failed) = {p}. Shift+F / Shift+S set it.":
         "未记录结果；根据运行线索估计：P(失败) = {p}。Shift+F / Shift+S 可设定结果。",
