@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from analyzer.attribution import Ranker
-from analyzer.attribution.hazards import ERROR_OUTPUT, StepEvidence, step_evidence
+from analyzer.attribution.curve_params import shipped_curve_params
+from analyzer.attribution.hazards import StepEvidence, step_evidence
 from analyzer.attribution.value_curve import (
     EVIDENCE_ESTIMATOR,
-    FAILED_END,
     ValueCurve,
     drop_note,
     filter_on_track,
@@ -28,6 +28,8 @@ from analyzer.schema.findings import Finding
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 
 PRIOR = 0.9
+ERROR_OUTPUT = shipped_curve_params().weights["error_output"]
+FAILED_END = shipped_curve_params().failed_end
 TASK = "Fix the failing parser test in the csv module and make the parser tests pass."
 
 
