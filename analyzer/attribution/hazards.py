@@ -314,8 +314,8 @@ def weigh(matrix: TermMatrix, params: CurveParams | None = None) -> StepEvidence
         finding = finding + add
         better = add > top
         top = np.where(better, add, top)
-        for i in np.flatnonzero(better):
-            top_cat[int(i)] = cat
+        for j in np.flatnonzero(better).tolist():
+            top_cat[j] = cat
     terms["finding"] = np.minimum(finding, p.finding_cap)
     terms["alignment"] = w.get("alignment_fall", 0.0) * x[:, _COL["alignment_fall"]]
     if matrix.has_judge:
