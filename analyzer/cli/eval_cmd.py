@@ -466,11 +466,12 @@ def run_fit_curve(args: argparse.Namespace) -> int:
     if len(sets) < 3:
         print(f"trajscope eval fit-curve: need at least three development sets under {args.root}", file=sys.stderr)
         return 2
+    ev = Evaluator(sets, prior)  # shared: the folds and the final selection reuse each other's fits
     with progress_bar(not args.quiet, "nested leave-one-system-out") as prog:
-        nested = nested_leave_one_system_out(sets, start, prior, prog)
-    print(format_nested(nested))
+        nested = nested_leave_one_system_out(sets, start, prior, prog, ev)
+    print(format_nested(nested), flush=True)
     with progress_bar(not args.quiet, "selection on every system") as prog:
-        final = select_and_fit(Evaluator(sets, prior), [s.name for s in sets], start, prog)
+        final = select_and_fit(ev, [s.name for s in sets], start, prog)
     print(f"chosen on {', '.join(final.trained_on)}: {final.candidate} "
           f"(inner step@1 {', '.join(f'{k} {v:.1%}' for k, v in final.inner.items())})")
     doc: dict[str, Any] = {
@@ -490,7 +491,8 @@ def run_fit_curve(args: argparse.Namespace) -> int:
             "nested_step@1": {k: round(v, 4) for k, v in nested_step1.items()},
             "handset_step@1": {k: round(v, 4) for k, v in hand_step1.items()},
             "not_fitted": "judge_fall, judge_rise, judge_clip and the episode/alignment rules: as value-curve-handset.json",
-            "alignment": "lexical (the fit's prepared sets keep no embeddings)"})
+            "alignment": "lexical (the fit's prepared sets keep no embeddings)",
+            "evaluations": ev.evaluations})
         import json as _json
 
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -82,7 +82,8 @@ SEARCH_BISECT = 14
 """Bisection passes of the outcome's temper during the search (the run-time curve uses 30; the
 reported figures are always computed by the run-time curve)."""
 
-MAX_SWEEPS = 3
+MAX_SWEEPS = 2
+"""Most sweeps of the coordinate ascent."""
 
 
 @dataclass
@@ -370,6 +371,8 @@ class Evaluator:
         self.sets = {s.name: s for s in sets}
         self.prior = prior
         self._memo: dict[tuple[str, str, tuple[float, ...]], int | None] = {}
+        self.fits: dict[tuple[frozenset[str], str], CurveParams] = {}
+        """Fitted params by (training systems, candidate): nested folds share training subsets."""
         self._nz = {(s.name, r.key): tuple(np.flatnonzero(r.x.any(axis=0)).tolist()) for s in sets for r in s.runs}
         self.evaluations = 0
 
@@ -475,7 +478,10 @@ def _fit_candidate(ev: Evaluator, names: Sequence[str], start: CurveParams, cand
                    progress: Progress) -> CurveParams:
     if candidate == "hand-set":
         return start
-    return fit_weights(ev, names, start, candidate.split(":", 1)[1], progress)[0]
+    key = (frozenset(names), candidate)
+    if key not in ev.fits:  # the same training systems give the same fit (the search is deterministic)
+        ev.fits[key] = fit_weights(ev, names, start, candidate.split(":", 1)[1], progress)[0]
+    return ev.fits[key]
 
 
 def select_and_fit(ev: Evaluator, names: Sequence[str], start: CurveParams,
@@ -528,9 +534,12 @@ def rule_scores(cs: CurveSet) -> dict[str, Scores]:
 
 
 def nested_leave_one_system_out(sets: Sequence[CurveSet], start: CurveParams, prior: float,
-                                progress: Progress = no_progress) -> NestedCurveResult:
-    """For each system: select and fit on the others, then score it once (exact run-time curve)."""
-    ev = Evaluator(sets, prior)
+                                progress: Progress = no_progress, evaluator: Evaluator | None = None) -> NestedCurveResult:
+    """For each system: select and fit on the others, then score it once (exact run-time curve).
+
+    ``evaluator`` (over ``sets``) may be passed to share its memo and fits with a later selection.
+    """
+    ev = evaluator or Evaluator(sets, prior)
     names = [s.name for s in sets]
     selections: dict[str, CurveSelection] = {}
     scores: dict[str, dict[str, Scores]] = {}
