@@ -92,8 +92,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     c.add_argument("--cache", type=Path, metavar="DIR", help="keep the term matrices of each set here")
     c.add_argument("--prepared", type=Path, metavar="DIR",
                    help="read the ranker evaluation's prepared sets from here (`eval suite --cache`), when present")
+    c.add_argument("--no-embed", action="store_true",
+                   help="no sentence embeddings (lexical alignment, detectors without embeddings)")
     c.add_argument("--quiet", action="store_true")
-    c.set_defaults(func=run_fit_curve)
+    c.set_defaults(func=run_fit_curve, no_judge=True, judge=None)
     s = bench.add_parser("suite", help="every set under ROOT: nested leave-one-system-out, CV, adaptation")
     s.add_argument("root", type=Path, help="the datasets folder (shared/datasets)")
     s.add_argument("--no-embed", action="store_true", help="no sentence embeddings")
@@ -456,13 +458,15 @@ def run_fit_curve(args: argparse.Namespace) -> int:
         return 2
     start = CurveParams.packaged(HANDSET_PARAMS_FILE)
     prior = Ranker.shipped().params.value_prior
+    embedder = _models(args)
     sets = []
     for name in SETS:
         path = _set_path(args.root, name)
         if not path.exists():
             continue
         with progress_bar(not args.quiet, f"term matrices of {name}") as prog:
-            sets.append(prepare_curve_set(name, path, start, cache=args.cache, prepared=args.prepared, progress=prog))
+            sets.append(prepare_curve_set(name, path, start, cache=args.cache, prepared=args.prepared,
+                                          embedder=embedder, progress=prog))
     if len(sets) < 3:
         print(f"trajscope eval fit-curve: need at least three development sets under {args.root}", file=sys.stderr)
         return 2
@@ -491,7 +495,7 @@ def run_fit_curve(args: argparse.Namespace) -> int:
             "nested_step@1": {k: round(v, 4) for k, v in nested_step1.items()},
             "handset_step@1": {k: round(v, 4) for k, v in hand_step1.items()},
             "not_fitted": "judge_fall, judge_rise, judge_clip and the episode/alignment rules: as value-curve-handset.json",
-            "alignment": "lexical (the fit's prepared sets keep no embeddings)",
+            "embeddings": embedder is not None,
             "evaluations": ev.evaluations})
         import json as _json
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import pickle
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -138,17 +138,20 @@ def first_error_rule(x: np.ndarray) -> int | None:
     return int(hit[0]) if hit.size else None
 
 
-def curve_set_from_prepared(ps: Any, params: CurveParams) -> CurveSet:
+def curve_set_from_prepared(ps: Any, params: CurveParams,
+                            alignment: Mapping[str, Sequence[float]] | None = None) -> CurveSet:
     """A :class:`CurveSet` from a ranker-evaluation :class:`~analyzer.evaluation.transfer.PreparedSet`.
 
-    The alignment term reads the lexical alignment (the prepared sets keep no embeddings).
+    ``alignment`` holds the embedding cosine of each step with the task, by record key (as the
+    app computes it with an embedder); without it the alignment column reads the lexical
+    alignment (the app's ``--no-embed`` path).
     """
     from analyzer.evaluation.baselines import baseline_predictions
     from analyzer.evaluation.transfer import canonical_prediction
 
     runs: list[CurveRun] = []
     for r in ps.runs:
-        tm = term_matrix(r.trajectory, r.findings, None, None, params)
+        tm = term_matrix(r.trajectory, r.findings, (alignment or {}).get(r.key), None, params)
         canon = ps.canonical.get(r.key)
         gold = r.gold_step
         if gold is not None and canon:
@@ -181,8 +184,12 @@ def _canonical_gold(ps: Any, g: Gold) -> int | None:
 
 
 def prepare_curve_set(name: str, path: Path, params: CurveParams, *, cache: Path | None = None,
-                      prepared: Path | None = None, progress: Progress = no_progress) -> CurveSet:
-    """Read one development set into term matrices (detectors without embeddings), cached.
+                      prepared: Path | None = None, embedder: Any = None,
+                      progress: Progress = no_progress) -> CurveSet:
+    """Read one development set into term matrices as the app computes them, cached.
+
+    With an embedder, the detectors see the step embeddings and the alignment column reads the
+    embedding cosine (the app's default); without, both are lexical (``--no-embed``).
 
     Args:
         name: Dataset id (:data:`~analyzer.evaluation.datasets.DATASETS`).
@@ -191,31 +198,46 @@ def prepare_curve_set(name: str, path: Path, params: CurveParams, *, cache: Path
         cache: Folder of cached :class:`CurveSet` pickles (written when missing).
         prepared: Folder of the ranker evaluation's prepared sets (``eval suite --cache``), read
             when it holds this set (never written).
+        embedder: Sentence embedder, or None.
         progress: Progress callback.
     """
-    stored = cache / f"{name}.curve.pickle" if cache is not None else None
+    tag = "" if embedder is not None else "-noembed"
+    stored = cache / f"{name}{tag}.curve.pickle" if cache is not None else None
     if stored is not None and stored.is_file():
         cs: CurveSet = pickle.loads(stored.read_bytes())
         return cs
-    found = prepared / f"{name}.pickle" if prepared is not None else None
+    found = prepared / f"{name}{tag}.pickle" if prepared is not None else None
+    alignment: dict[str, list[float]] | None = None
     if found is not None and found.is_file():
         ps = pickle.loads(found.read_bytes())[0]
+        if embedder is not None:
+            from analyzer.pipeline import embed_run
+
+            alignment = {}
+            for r in ps.runs:
+                if r.trajectory.steps:
+                    se, te = embed_run(r.trajectory, embedder)
+                    alignment[r.key] = [float(v) for v in se @ te]
     else:
-        ps = _prepare_light(name, path, progress)
-    cs = curve_set_from_prepared(ps, params)
+        ps, alignment = _prepare_light(name, path, embedder, progress)
+    cs = curve_set_from_prepared(ps, params, alignment)
     if stored is not None:
         stored.parent.mkdir(parents=True, exist_ok=True)
         stored.write_bytes(pickle.dumps(cs))
     return cs
 
 
-def _prepare_light(name: str, path: Path, progress: Progress) -> Any:
-    """Trajectories and steps-phase findings of a set (no embeddings, no ranker features)."""
+def _prepare_light(name: str, path: Path, embedder: Any, progress: Progress) -> tuple[Any, dict[str, list[float]]]:
+    """Trajectories, steps-phase findings and (with an embedder) alignments of a set.
+
+    With an embedder this is the app's :func:`~analyzer.pipeline.prepare_run`; without, only
+    the detectors run (no ranker features are needed here).
+    """
     from analyzer.detection.runner import STEPS_PHASE, run_detectors
     from analyzer.evaluation.datasets import DATASETS, PLANTED, load_planted_samples
     from analyzer.evaluation.transfer import EvalRun, PreparedSet
     from analyzer.frames.build import trajectories_from_frames
-    from analyzer.pipeline import blind
+    from analyzer.pipeline import blind, prepare_run
     from analyzer.plugin_host.protocols import DetectionContext
     from analyzer.plugin_host.registry import default_host
 
@@ -224,22 +246,29 @@ def _prepare_light(name: str, path: Path, progress: Progress) -> Any:
     gold_by_key = {g.file: g for g in ls.golds}
     runs = []
     blinded = []
+    alignment: dict[str, list[float]] = {}
     trajs = trajectories_from_frames(ls.traces, ls.steps)
     for i, t in enumerate(trajs):
         progress(i, len(trajs), Path(t.source_file).name)
         key = ls.keys.get(t.id, Path(t.source_file).name)
         bt = blind(t)
         blinded.append(bt)
-        det = run_detectors(bt, DetectionContext(), host, phase=STEPS_PHASE)
+        if embedder is not None:
+            sig = prepare_run(bt, host, embedder=embedder)
+            findings = list(sig.findings)
+            if sig.alignment is not None:
+                alignment[key] = sig.alignment
+        else:
+            findings = list(run_detectors(bt, DetectionContext(), host, phase=STEPS_PHASE).findings)
         g = gold_by_key.get(key)
         step = g.step if g is not None else None
         if step is not None and not 0 <= step < len(t.steps):
             step = None
-        runs.append(EvalRun(key, bt, list(det.findings), np.zeros((len(t.steps), 0)), [], step,
+        runs.append(EvalRun(key, bt, findings, np.zeros((len(t.steps), 0)), [], step,
                             g.agent if g is not None else None))
     progress(len(trajs), len(trajs), "prepared")
     return PreparedSet(ls.name, runs, ls.golds, ls.multi_agent, bool(ls.categories), blinded,
-                       ls.canonical, ls.alternatives, ls.training_only)
+                       ls.canonical, ls.alternatives, ls.training_only), alignment
 
 
 # --- the fast curve of the search --------------------------------------------------------------
