@@ -94,6 +94,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="read the ranker evaluation's prepared sets from here (`eval suite --cache`), when present")
     c.add_argument("--no-embed", action="store_true",
                    help="no sentence embeddings (lexical alignment, detectors without embeddings)")
+    c.add_argument("--ablation", action="store_true",
+                   help="also each column's contribution at the nested weights (its weight set to 0)")
     c.add_argument("--quiet", action="store_true")
     c.set_defaults(func=run_fit_curve, no_judge=True, judge=None)
     s = bench.add_parser("suite", help="every set under ROOT: nested leave-one-system-out, CV, adaptation")
@@ -447,6 +449,7 @@ def run_fit_curve(args: argparse.Namespace) -> int:
     from analyzer.attribution.ranker import Ranker
     from analyzer.evaluation.curve_fit import (
         Evaluator,
+        column_ablation,
         format_nested,
         nested_leave_one_system_out,
         prepare_curve_set,
@@ -474,6 +477,13 @@ def run_fit_curve(args: argparse.Namespace) -> int:
     with progress_bar(not args.quiet, "nested leave-one-system-out") as prog:
         nested = nested_leave_one_system_out(sets, start, prior, prog, ev)
     print(format_nested(nested), flush=True)
+    ablation = None
+    if args.ablation:
+        with progress_bar(not args.quiet, "column ablation") as prog:
+            ablation = column_ablation(sets, nested, prior, prog)
+        print("ablation: held-out step@1 of the largest drop with one column's nested weight set to 0 (points)")
+        for col, row in ablation.items():
+            print(f"  {col:<30}" + "  ".join(f"{n}: {v:+.1f}" for n, v in row.items()))
     with progress_bar(not args.quiet, "selection on every system") as prog:
         final = select_and_fit(ev, [s.name for s in sets], start, prog)
     print(f"chosen on {', '.join(final.trained_on)}: {final.candidate} "
@@ -481,7 +491,7 @@ def run_fit_curve(args: argparse.Namespace) -> int:
     doc: dict[str, Any] = {
         "sets": {n: {mode: s.to_json() for mode, s in rows.items()} for n, rows in nested.scores.items()},
         "selections": {n: s.to_json() for n, s in nested.selections.items()},
-        "final": final.to_json()}
+        "final": final.to_json(), "ablation": ablation}
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")

@@ -600,3 +600,28 @@ def format_nested(result: NestedCurveResult) -> str:
             lines.append(f"{label[:46]:<46}{cells}")
         lines.append("")
     return "\n".join(lines)
+
+
+def column_ablation(sets: Sequence[CurveSet], result: NestedCurveResult, prior: float,
+                    progress: Progress = no_progress) -> dict[str, dict[str, float]]:
+    """Each searched column's contribution at the nested weights: held-out step@1 lost when its weight is 0 (points).
+
+    For each held-out system, the weights chosen without it are used with one column's weight
+    set to 0 (not refitted), and the system is scored again by the run-time curve. Columns that
+    are zero everywhere in a system change nothing there.
+    """
+    by_name = {s.name: s for s in sets}
+    cols = [c for c in GRID if c not in SCALARS]
+    out: dict[str, dict[str, float]] = {}
+    for t, (name, sel) in enumerate(result.selections.items()):
+        progress(t, len(result.selections), name)
+        cs = by_name[name]
+        full = result.scores[name]["nested"].metrics["step@1"].p
+        used = {c for c in cols if any(r.x[:, _COL[c]].any() for r in cs.runs)}
+        for c in cols:
+            if c not in used or sel.params.weights.get(c, 0.0) == 0.0:
+                out.setdefault(c, {})[name] = 0.0
+                continue
+            p = sel.params.with_weights({c: 0.0})
+            out.setdefault(c, {})[name] = round(100 * (exact_scores(cs, p, prior).metrics["step@1"].p - full), 1)
+    return out

@@ -14,6 +14,7 @@ from analyzer.evaluation.curve_fit import (
     CurveRun,
     CurveSet,
     Evaluator,
+    column_ablation,
     curve_drop_step,
     drop_steps,
     fit_weights,
@@ -92,3 +93,12 @@ def test_the_held_out_labels_do_not_change_its_nested_selection() -> None:
     # the selection itself is by leave-one-system-out among the training systems
     direct = select_and_fit(Evaluator(sets, PRIOR), [s.name for s in sets[1:]], HAND)
     assert direct.params == a.params
+
+
+def test_the_ablation_shows_the_planted_column_matters() -> None:
+    sets = [_system(f"s{i}", i, runs=4) for i in range(3)]
+    nested = nested_leave_one_system_out(sets, HAND, PRIOR)
+    abl = column_ablation(sets, nested, PRIOR)
+    assert set(abl) >= {"finding:hallucination", "error_output"}
+    assert all(abl["finding:hallucination"][s.name] < 0 for s in sets)  # without it the drop goes back to the error
+    assert all(v == 0.0 for v in abl["finding:planning_error"].values())  # a column no run has
