@@ -18,6 +18,7 @@ SOURCE = ROOT / "analyzer" / "attribution" / "curve_params.py"
 
 
 def main() -> None:
+    """Rewrite the literal."""
     doc = json.loads(PARAMS.read_text("utf-8"))
     weights = ",\n             ".join(f"{k!r}: {v!r}" for k, v in doc["weights"].items())
     scalars = ",\n    ".join(f"{k}={v!r}" for k, v in doc.items() if k not in ("format", "version", "weights", "meta"))
