@@ -496,20 +496,30 @@ def run_fit_curve(args: argparse.Namespace) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     if args.out:
-        nested_step1 = {n: rows["nested"].metrics["step@1"].p for n, rows in nested.scores.items()}
-        hand_step1 = {n: rows["hand-set"].metrics["step@1"].p for n, rows in nested.scores.items()}
-        params = final.params.with_weights({}, meta={
+        from analyzer.evaluation.curve_fit import SHIP_METRICS, ship_fitted
+
+        ship, verdicts = ship_fitted(nested)
+        meta = {
             "fitted": _dt.date.today().isoformat(), "command": "trajscope eval fit-curve ROOT",
             "candidate": final.candidate, "trained_on": final.trained_on,
             "inner_step@1": {k: round(v, 4) for k, v in final.inner.items()},
-            "nested_step@1": {k: round(v, 4) for k, v in nested_step1.items()},
-            "handset_step@1": {k: round(v, 4) for k, v in hand_step1.items()},
+            "nested": {n: {m: round(rows["nested"].metrics[m].p, 4) for m in SHIP_METRICS}
+                       for n, rows in nested.scores.items()},
+            "handset": {n: {m: round(rows["hand-set"].metrics[m].p, 4) for m in SHIP_METRICS}
+                        for n, rows in nested.scores.items()},
+            "nested_not_worse": verdicts,
+            "shipped": "fitted" if ship else "hand-set",
             "not_fitted": "judge_fall, judge_rise, judge_clip and the episode/alignment rules: as value-curve-handset.json",
             "embeddings": embedder is not None,
-            "evaluations": ev.evaluations})
+            "evaluations": ev.evaluations}
+        if not ship:
+            meta["fitted_weights_not_shipped"] = final.to_json()
+        params = (final.params if ship else start).with_weights({}, meta=meta)
         import json as _json
 
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(_json.dumps(params.to_json(), indent=1) + "\n", encoding="utf-8")
+        print(f"{'fitted' if ship else 'hand-set'} weights written: the nested curve is not worse than the hand-set one "
+              f"on {sum(verdicts.values())} of {len(verdicts)} systems (ship rule: most)")
         print(f"wrote {args.out}")
     return 0

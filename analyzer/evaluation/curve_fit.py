@@ -584,6 +584,26 @@ def nested_leave_one_system_out(sets: Sequence[CurveSet], start: CurveParams, pr
     return NestedCurveResult(selections, scores)
 
 
+SHIP_METRICS: tuple[str, ...] = ("step@1", "step±1", "step±2")
+"""What the ship rule compares (the objective's metrics)."""
+
+
+def ship_fitted(result: NestedCurveResult) -> tuple[bool, dict[str, bool]]:
+    """The ship rule: the fitted weights replace the hand-set ones only where they are not worse.
+
+    A system counts as *not worse* when its nested curve is at least the hand-set curve on at
+    least two of :data:`SHIP_METRICS`; the fitted weights ship when most systems are not worse.
+
+    Returns:
+        Whether to ship, and the verdict per system.
+    """
+    verdicts: dict[str, bool] = {}
+    for name, rows in result.scores.items():
+        ok = sum(rows["nested"].metrics[m].k >= rows["hand-set"].metrics[m].k for m in SHIP_METRICS)
+        verdicts[name] = ok >= 2
+    return sum(verdicts.values()) * 2 > len(verdicts), verdicts
+
+
 def format_nested(result: NestedCurveResult) -> str:
     """Plain-text table: per system, nested and hand-set curves and the fixed rules, with Wilson 95% CIs."""
     metrics = ("step@1", "step±1", "step±2", "step±3")

@@ -102,3 +102,19 @@ def test_the_ablation_shows_the_planted_column_matters() -> None:
     assert set(abl) >= {"finding:hallucination", "error_output"}
     assert all(abl["finding:hallucination"][s.name] < 0 for s in sets)  # without it the drop goes back to the error
     assert all(v == 0.0 for v in abl["finding:planning_error"].values())  # a column no run has
+
+
+def test_the_ship_rule_needs_most_systems_not_worse() -> None:
+    from analyzer.evaluation.curve_fit import NestedCurveResult, ship_fitted
+    from analyzer.evaluation.scoring import Metric, Scores
+
+    def sc(a: int, b: int, c: int) -> Scores:
+        return Scores({m: Metric(m, k, 10, k / 10, 0.0, 1.0) for m, k in (("step@1", a), ("step±1", b), ("step±2", c))})
+
+    rows = {"a": {"nested": sc(3, 5, 6), "hand-set": sc(2, 6, 6)},   # better, worse, equal: not worse
+            "b": {"nested": sc(3, 4, 5), "hand-set": sc(2, 6, 6)},   # only step@1: worse
+            "c": {"nested": sc(1, 1, 1), "hand-set": sc(2, 2, 2)}}   # worse
+    ship, verdicts = ship_fitted(NestedCurveResult({}, rows))
+    assert verdicts == {"a": True, "b": False, "c": False} and not ship
+    rows["c"] = {"nested": sc(2, 2, 2), "hand-set": sc(2, 2, 2)}
+    assert ship_fitted(NestedCurveResult({}, rows))[0]
