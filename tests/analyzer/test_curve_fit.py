@@ -118,3 +118,12 @@ def test_the_ship_rule_needs_most_systems_not_worse() -> None:
     assert verdicts == {"a": True, "b": False, "c": False} and not ship
     rows["c"] = {"nested": sc(2, 2, 2), "hand-set": sc(2, 2, 2)}
     assert ship_fitted(NestedCurveResult({}, rows))[0]
+
+
+def test_fit_curve_cli_bad_usage(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from analyzer.cli import main
+
+    assert main(["eval", "fit-curve", str(tmp_path / "missing"), "--no-embed", "--quiet"]) == 2
+    assert "no such folder" in capsys.readouterr().err
+    assert main(["eval", "fit-curve", str(tmp_path), "--no-embed", "--quiet"]) == 2  # no development set under it
+    assert "at least three development sets" in capsys.readouterr().err
