@@ -6,8 +6,19 @@ task alignment falling, the judge's value falling), negative when it shows a rec
 retried action now succeeds, the error stops recurring, tests pass, the judge's value rises),
 zero when it says nothing. :mod:`analyzer.attribution.value_curve` filters these into V(t).
 
-Nothing here reads the ranker (its position prior or its probabilities) or any gold label.
-The weights are documented in ``docs/value_curve.md``; they are set by hand, not fitted.
+The evidence is computed in two steps. :func:`term_matrix` reads the run once into an
+unweighted **term matrix**, one documented column per evidence term
+(:data:`~analyzer.attribution.curve_params.TERM_COLUMNS`: error output, error text, recurring
+error, the finding score of each category, alignment fall, judge fall/rise, retry succeeds, no
+recurrence, tests pass). :func:`weigh` turns it into log-LRs with the weights of a
+:class:`~analyzer.attribution.curve_params.CurveParams`::
+
+    llr = clip(X_plain @ w_plain + min(X_finding @ w_finding, finding_cap)
+               + clip(judge columns x judge weights, +-judge_clip), +-step_clip)
+
+The weights come from the params file the fit command writes (``docs/value_curve.md``); nothing
+here is set by hand. Nothing here reads the ranker (its position prior or its probabilities) or
+any gold label.
 """
 
 from __future__ import annotations
@@ -15,9 +26,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from analyzer.attribution.curve_params import (
+    FAILURE_COLUMNS,
+    FINDING_CATEGORIES,
+    FINDING_COLUMNS,
+    TERM_COLUMNS,
+    CurveParams,
+    shipped_curve_params,
+)
 from analyzer.detection.helpers import lexical_alignment
 from analyzer.detection.messages import TERM_LABELS
 from analyzer.detection.text import (
@@ -32,68 +52,6 @@ from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
 from analyzer.taxonomy import BY_ID, Category
 
-ERROR_OUTPUT = 3.0
-"""Log-LR of a step flagged as an error (``Step.is_error``): one error makes derailment ~20x likelier."""
-
-ERROR_TEXT = 1.5
-"""Log-LR of an observation not flagged as an error whose text reads like one (traceback, ``Error:``)."""
-
-RECURRING_ERROR = 1.0
-"""Extra log-LR when an error repeats the open error episode's first error (same words)."""
-
-FINDING_SCALE = 3.0
-"""Log-LR of a finding of score 1 and category weight 1; a finding adds ``weight * scale * score``."""
-
-FINDING_CAP = 4.0
-"""Most log-LR the findings of one step add together."""
-
-CATEGORY_WEIGHTS: dict[str, float] = {
-    Category.PLANNING_ERROR.value: 0.4,  # placed on the first decision, in hindsight of later errors
-    Category.GOAL_DRIFT.value: 0.6,  # overlaps the alignment term
-    Category.EVIDENCE_ACTION_GAP.value: 0.8,
-    Category.ERROR_ACCUMULATION.value: 0.6,  # overlaps the error outputs it counts
-    Category.REPEATED_ACTION.value: 0.7,
-    Category.FAILED_RECOVERY.value: 0.9,
-    Category.FALSE_SUCCESS.value: 0.8,
-    Category.HALLUCINATION.value: 1.0,
-    Category.ENVIRONMENT_FAILURE.value: 0.3,  # sits on an error output already counted
-    Category.OTHER.value: 0.5,
-}
-"""How much a finding of each category says about derailment (0-1)."""
-
-ALIGN_WEIGHT = 0.25
-"""Most log-LR per decision step when the smoothed task alignment has fallen far below the run's baseline."""
-
-ALIGN_SLACK = 0.3
-"""Relative fall of the smoothed alignment below the baseline that still counts as noise."""
-
-ALIGN_SMOOTHING = 0.3
-"""Weight of the newest step in the exponential moving average of the alignment."""
-
-ALIGN_MIN_WORDS = 3
-"""Decision steps with fewer content words carry no alignment evidence."""
-
-RETRY_SUCCEEDS = -3.0
-"""Log-LR when the action that failed (same tool or same call) is run again without an error."""
-
-NO_RECURRENCE = -2.0
-"""Log-LR when ``CLEAN_RUN`` observations in a row pass without an error after an error."""
-
-CLEAN_RUN = 2
-"""Clean observations in a row after which the error counts as no longer recurring."""
-
-TESTS_PASS = -3.0
-"""Log-LR of an observation reporting passing tests after earlier evidence of failure."""
-
-JUDGE_WEIGHT = 0.7
-"""Log-LR per unit fall of the judge's value in logit space (a rise counts as recovery)."""
-
-JUDGE_CLIP = 3.0
-"""Largest log-LR (either sign) one step of the judge's curve contributes."""
-
-STEP_CLIP = 30.0
-"""Largest log-LR (either sign) of one step, all terms together."""
-
 _ERROR_OUTPUT_RE = re.compile(
     r"Traceback \(most recent call last\)|\b[A-Z]\w*(?:Error|Exception)\b:|^\s*(?:error|fatal)\s*:|"
     r"\bexit (?:code|status)[: ]+[1-9]|returned non-zero exit|command not found|No such file or directory|"
@@ -107,7 +65,38 @@ _TESTS_PASS_RE = re.compile(
 )
 _TESTS_FAIL_RE = re.compile(r"\b\d+ (?:failed|errors?)\b|\bFAILED\b|\bFAIL:|\bERROR:", re.IGNORECASE)
 
+_COL = {name: i for i, name in enumerate(TERM_COLUMNS)}
+_OTHER = f"finding:{Category.OTHER.value}"
+_PLAIN = ("error_output", "recurring_error", "error_text", "retry_succeeds", "no_recurrence")
+"""Columns whose contribution is weight x value, under the names of :data:`TERM_LABELS` (in this order)."""
+_LABEL = {"error_output": "error", "recurring_error": "recurring", "error_text": "error_text",
+          "retry_succeeds": "retry", "no_recurrence": "no_recurrence"}
 
+
+@dataclass
+class TermMatrix:
+    """The unweighted evidence of one run: one row per step, one column per :data:`TERM_COLUMNS` entry.
+
+    Attributes:
+        values: ``steps x len(TERM_COLUMNS)`` (float64, finite).
+        has_judge: Whether the judge's per-step values were given (its columns are 0 otherwise).
+    """
+
+    values: np.ndarray
+    has_judge: bool = False
+
+    columns: tuple[str, ...] = TERM_COLUMNS
+
+    def column(self, name: str) -> np.ndarray:
+        """One column by name (a view)."""
+        return self.values[:, _COL[name]]
+
+    def to_frame(self) -> Any:
+        """The matrix as a polars frame (``step`` then one column per term)."""
+        import polars as pl
+
+        return pl.DataFrame({"step": np.arange(self.values.shape[0]),
+                             **{c: self.values[:, i] for i, c in enumerate(self.columns)}})
 
 
 @dataclass
@@ -116,13 +105,15 @@ class StepEvidence:
 
     Attributes:
         llr: Total log likelihood ratio (derailed vs on track) of each step.
-        terms: Each term's contribution per step (``error``, ``finding``, ``alignment`` ...).
+        terms: Each term's weighted contribution per step (``error``, ``finding``, ``alignment`` ...).
         reasons: Plain words for the strongest term of each step ("" when the step says nothing).
+        matrix: The unweighted term matrix the log-LRs were weighed from (None when built by hand).
     """
 
     llr: np.ndarray
     terms: dict[str, np.ndarray] = field(default_factory=dict)
     reasons: list[str] = field(default_factory=list)
+    matrix: TermMatrix | None = None
 
 
 def _title(category: str) -> str:
@@ -142,14 +133,14 @@ def _tests_pass(s: Step) -> bool:
     return bool(_TESTS_PASS_RE.search(text)) and not _TESTS_FAIL_RE.search(text)
 
 
-def _error_terms(steps: Sequence[Step], n: int) -> dict[str, np.ndarray]:
-    """Errors, their recurrence, and the recoveries that close an error episode.
+def _error_columns(steps: Sequence[Step], x: np.ndarray, params: CurveParams) -> np.ndarray:
+    """Fill the error and recovery columns; return the passing-tests marks (one per step).
 
     An *episode* opens at an error and closes at the first recovery: the failed action run
-    again (same tool or same call) without an error, ``CLEAN_RUN`` clean observations in a
+    again (same tool or same call) without an error, ``clean_run`` clean observations in a
     row, or passing tests.
     """
-    out = {k: np.zeros(n) for k in ("error", "recurring", "error_text", "retry", "no_recurrence", "passing")}
+    passing = np.zeros(len(steps), dtype=bool)
     last_action: Step | None = None
     open_words: frozenset[str] | None = None  # first error's words while an episode is open
     failed_tool: str | None = None
@@ -163,9 +154,9 @@ def _error_terms(steps: Sequence[Step], n: int) -> dict[str, np.ndarray]:
         textual = not flagged and _looks_like_error(s)
         if flagged or textual:
             words = content_words(error_text(s)[:2000] or s.text[:2000])
-            out["error" if flagged else "error_text"][i] = ERROR_OUTPUT if flagged else ERROR_TEXT
-            if open_words is not None and jaccard(open_words, words) >= 0.5:
-                out["recurring"][i] = RECURRING_ERROR
+            x[i, _COL["error_output" if flagged else "error_text"]] = 1.0
+            if open_words is not None and jaccard(open_words, words) >= params.recurring_jaccard:
+                x[i, _COL["recurring_error"]] = 1.0
             if open_words is None:
                 open_words = words
                 failed_tool = last_action.tool_name if last_action is not None else None
@@ -175,7 +166,7 @@ def _error_terms(steps: Sequence[Step], n: int) -> dict[str, np.ndarray]:
         if not is_observation(s):
             continue
         if _tests_pass(s):
-            out["passing"][i] = 1.0  # marks the step; :func:`_tests_pass_term` decides what it is worth
+            passing[i] = True
             open_words = None
             continue
         if open_words is None:
@@ -185,116 +176,153 @@ def _error_terms(steps: Sequence[Step], n: int) -> dict[str, np.ndarray]:
             or (failed_sig is not None and action_signature(last_action) == failed_sig))
         clean += 1
         if retried:
-            out["retry"][i] = RETRY_SUCCEEDS
-        elif clean >= CLEAN_RUN:
-            out["no_recurrence"][i] = NO_RECURRENCE
+            x[i, _COL["retry_succeeds"]] = 1.0
+        elif clean >= params.clean_run:
+            x[i, _COL["no_recurrence"]] = 1.0
         else:
             continue
         open_words, failed_tool, failed_sig, clean = None, None, None, 0
-    return out
+    return passing
 
 
-def _tests_pass_term(passing: np.ndarray, negative: np.ndarray) -> np.ndarray:
-    """``TESTS_PASS`` on each passing-tests observation that follows evidence of failure.
-
-    Evidence of failure is any step with positive log-LR since the previous passing tests;
-    tests passing in a run that showed nothing wrong say nothing new.
-    """
-    term = np.zeros(passing.size)
-    pending = False
-    for i in range(passing.size):
-        if passing[i]:
-            if pending:
-                term[i] = TESTS_PASS
-            pending = False
-        elif negative[i] > 0:
-            pending = True
-    return term
-
-
-def _finding_term(findings: Sequence[Finding], n: int) -> tuple[np.ndarray, list[str]]:
+def _finding_columns(findings: Sequence[Finding], x: np.ndarray) -> None:
+    """The strongest score of each category's findings per step (unknown categories add to ``other``)."""
+    n = x.shape[0]
     best: dict[tuple[int, str], float] = {}
     for f in findings:
         if 0 <= f.step < n:
             key = (f.step, str(f.category))
             best[key] = max(best.get(key, 0.0), float(f.score))
-    term = np.zeros(n)
-    top: list[tuple[float, str]] = [(0.0, "")] * n
     for (step, cat), score in sorted(best.items()):
-        add = CATEGORY_WEIGHTS.get(cat, CATEGORY_WEIGHTS[Category.OTHER.value]) * FINDING_SCALE * score
-        term[step] += add
-        if add > top[step][0]:
-            top[step] = (add, cat)
-    return np.minimum(term, FINDING_CAP), [c for _, c in top]
+        col = _COL.get(f"finding:{cat}", _COL[_OTHER])
+        x[step, col] += score
 
 
-def _alignment_term(steps: Sequence[Step], alignment: Sequence[float]) -> np.ndarray:
-    """Evidence from the smoothed task alignment of decision steps falling below the run's baseline.
+def _alignment_column(steps: Sequence[Step], alignment: Sequence[float], params: CurveParams) -> np.ndarray:
+    """How far the smoothed task alignment of decision steps has fallen below the run's baseline (0-1).
 
-    The baseline is the median alignment of the first third (at least 3) of the eligible
-    decision steps; the moving average must fall more than ``ALIGN_SLACK`` (relative) below it.
+    The baseline is the median alignment of the first ``align_baseline_share`` (at least
+    ``align_baseline_steps``) of the eligible decision steps; the moving average must fall more
+    than ``align_slack`` (relative) below it. NaN where an alignment value is NaN (and after it).
     """
     n = len(steps)
-    term = np.zeros(n)
-    idx = [s.index for s in steps if is_decision(s) and len(content_words(s.text[:4000])) >= ALIGN_MIN_WORDS]
-    if len(idx) < 6:
-        return term
+    col = np.zeros(n)
+    idx = [s.index for s in steps
+           if is_decision(s) and len(content_words(s.text[:4000])) >= params.align_min_words]
+    if len(idx) < params.align_min_steps:
+        return col
     vals = np.array([float(alignment[i]) for i in idx])
-    base = float(np.median(vals[: max(3, len(vals) // 3)]))
+    head = max(params.align_baseline_steps, int(len(vals) * params.align_baseline_share + 1e-9))
+    base = float(np.median(vals[:head]))
     if base <= 1e-6:
-        return term
+        return col
+    slack, smooth = params.align_slack, params.align_smoothing
     ema = vals[0]
     for k, i in enumerate(idx):
-        ema = vals[k] if k == 0 else (1 - ALIGN_SMOOTHING) * ema + ALIGN_SMOOTHING * vals[k]
+        ema = vals[k] if k == 0 else (1 - smooth) * ema + smooth * vals[k]
         deficit = (base - ema) / base
-        term[i] = ALIGN_WEIGHT * float(np.clip((deficit - ALIGN_SLACK) / (1 - ALIGN_SLACK), 0.0, 1.0))
-    return term
+        col[i] = float(np.clip((deficit - slack) / (1 - slack), 0.0, 1.0))
+    return col
 
 
-def _judge_term(judge_values: Sequence[float], n: int) -> np.ndarray:
+def _judge_fall(judge_values: Sequence[float], n: int) -> np.ndarray:
+    """Fall of the judge's value in logit space from the previous step (NaN where a value is NaN)."""
     v = np.clip(np.asarray(list(judge_values), dtype=np.float64), 0.01, 0.99)
     if v.size != n or n == 0:
         return np.zeros(n)
     lv = np.log(v / (1 - v))
     prev = np.concatenate(([lv[0]], lv[:-1]))
-    return np.clip(JUDGE_WEIGHT * (prev - lv), -JUDGE_CLIP, JUDGE_CLIP)
+    out: np.ndarray = prev - lv
+    return out
 
 
-def step_evidence(
+def term_matrix(
     trajectory: Trajectory,
     findings: Sequence[Finding] = (),
     alignment: Sequence[float] | None = None,
     judge_values: Sequence[float] | None = None,
-) -> StepEvidence:
-    """Per-step log likelihood ratios (derailed vs on track) from the run's content.
+    params: CurveParams | None = None,
+) -> TermMatrix:
+    """The unweighted evidence of every step of a run (:data:`TERM_COLUMNS`).
 
     Args:
         trajectory: The run (its outcome is not read here).
         findings: Steps-phase detector findings (not the decisive-phase ones, which follow the ranker).
         alignment: Embedding cosine of each step with the task; None for the lexical set-cosine.
         judge_values: The judge's per-step value (chance of success after each step), if it ran.
+        params: The filter constants (episode and alignment rules); None for the shipped ones.
+            The weights are not read here.
 
     Returns:
-        The total and per-term evidence, and the plain-words reason of each step.
+        The matrix (finite values).
     """
+    p = params or shipped_curve_params()
     steps = trajectory.steps
     n = len(steps)
+    x = np.zeros((n, len(TERM_COLUMNS)))
     if n == 0:
-        return StepEvidence(np.zeros(0), {}, [])
-    terms = _error_terms(steps, n)
-    terms["finding"], finding_cat = _finding_term(findings, n)
+        return TermMatrix(x)
+    passing = _error_columns(steps, x, p)
+    _finding_columns(findings, x)
     align = alignment if alignment is not None and len(alignment) == n else [
         lexical_alignment(trajectory.task, s.text) for s in steps]
-    terms["alignment"] = _alignment_term(steps, align)
-    if judge_values is not None and len(judge_values) == n:
-        j = _judge_term(judge_values, n)
-        terms["judge"], terms["judge_up"] = np.maximum(j, 0.0), np.minimum(j, 0.0)
-    passing = terms.pop("passing")
-    negative = np.sum([np.maximum(v, 0.0) for v in terms.values()], axis=0)
-    terms["tests_pass"] = _tests_pass_term(passing, negative)
-    for name in terms:  # a NaN alignment or judge value says nothing
-        terms[name] = np.nan_to_num(terms[name], nan=0.0, posinf=STEP_CLIP, neginf=-STEP_CLIP)
-    llr = np.clip(np.sum(list(terms.values()), axis=0), -STEP_CLIP, STEP_CLIP)
+    a = _alignment_column(steps, align, p)
+    unreadable = np.isnan(a)  # a NaN alignment or judge value says nothing, not even to the tests-pass rule
+    x[:, _COL["alignment_fall"]] = np.nan_to_num(a, nan=0.0)
+    has_judge = judge_values is not None and len(judge_values) == n
+    if has_judge:
+        assert judge_values is not None
+        d = _judge_fall(judge_values, n)
+        unreadable |= np.isnan(d)
+        d = np.nan_to_num(d, nan=0.0)
+        x[:, _COL["judge_fall"]] = np.maximum(d, 0.0)
+        x[:, _COL["judge_rise"]] = np.minimum(d, 0.0)
+    failing = (x[:, [_COL[c] for c in FAILURE_COLUMNS]] != 0).any(axis=1) & ~unreadable
+    pending = False
+    for i in range(n):  # passing tests count after evidence of failure since the previous passing tests
+        if passing[i]:
+            if pending:
+                x[i, _COL["tests_pass"]] = 1.0
+            pending = False
+        elif failing[i]:
+            pending = True
+    return TermMatrix(x, has_judge)
+
+
+def weigh(matrix: TermMatrix, params: CurveParams | None = None) -> StepEvidence:
+    """Per-step log-LRs of a term matrix with the params' weights, and the reason of each step.
+
+    Args:
+        matrix: :func:`term_matrix` of the run.
+        params: Weights and clips; None for the shipped ones.
+
+    Returns:
+        The total and per-term (weighted) evidence, and the plain-words reason of each step.
+    """
+    p = params or shipped_curve_params()
+    x = matrix.values
+    n = x.shape[0]
+    if n == 0:
+        return StepEvidence(np.zeros(0), {}, [], matrix)
+    w = p.weights
+    terms: dict[str, np.ndarray] = {_LABEL[c]: w.get(c, 0.0) * x[:, _COL[c]] for c in _PLAIN}
+    finding = np.zeros(n)
+    top = np.zeros(n)
+    top_cat = [""] * n
+    for cat, name in zip(FINDING_CATEGORIES, FINDING_COLUMNS, strict=True):
+        add = w.get(name, 0.0) * x[:, _COL[name]]
+        finding = finding + add
+        better = add > top
+        top = np.where(better, add, top)
+        for j in np.flatnonzero(better).tolist():
+            top_cat[j] = cat
+    terms["finding"] = np.minimum(finding, p.finding_cap)
+    terms["alignment"] = w.get("alignment_fall", 0.0) * x[:, _COL["alignment_fall"]]
+    if matrix.has_judge:
+        terms["judge"] = np.minimum(w.get("judge_fall", 0.0) * x[:, _COL["judge_fall"]], p.judge_clip)
+        terms["judge_up"] = np.maximum(w.get("judge_rise", 0.0) * x[:, _COL["judge_rise"]], -p.judge_clip)
+    terms["tests_pass"] = w.get("tests_pass", 0.0) * x[:, _COL["tests_pass"]]
+    llr = np.clip(np.sum(list(terms.values()), axis=0), -p.step_clip, p.step_clip)
     names = list(terms)
     stack = np.vstack([terms[k] for k in names])
     reasons: list[str] = []
@@ -308,6 +336,30 @@ def step_evidence(
         if llr[i] > 0 and col[k] < 0:
             k = int(np.argmax(col))
         name = names[k]
-        reasons.append(TERM_LABELS[name].format(category=_title(finding_cat[i])) if name == "finding"
+        reasons.append(TERM_LABELS[name].format(category=_title(top_cat[i])) if name == "finding"
                        else TERM_LABELS[name])
-    return StepEvidence(llr, terms, reasons)
+    return StepEvidence(llr, terms, reasons, matrix)
+
+
+def step_evidence(
+    trajectory: Trajectory,
+    findings: Sequence[Finding] = (),
+    alignment: Sequence[float] | None = None,
+    judge_values: Sequence[float] | None = None,
+    params: CurveParams | None = None,
+) -> StepEvidence:
+    """Per-step log likelihood ratios (derailed vs on track) from the run's content.
+
+    :func:`term_matrix` then :func:`weigh`.
+
+    Args:
+        trajectory: The run (its outcome is not read here).
+        findings: Steps-phase detector findings (not the decisive-phase ones, which follow the ranker).
+        alignment: Embedding cosine of each step with the task; None for the lexical set-cosine.
+        judge_values: The judge's per-step value (chance of success after each step), if it ran.
+        params: Weights and constants; None for the shipped params file.
+
+    Returns:
+        The total and per-term evidence, and the plain-words reason of each step.
+    """
+    return weigh(term_matrix(trajectory, findings, alignment, judge_values, params), params)

@@ -3,9 +3,9 @@
 A two-state (on track / derailed) forward filter over the per-step evidence of
 :mod:`analyzer.attribution.hazards`. With ``p_t = P(on track after step t | evidence up to t)``::
 
-    predict:  p' = p_{t-1} (1 - DERAIL) + (1 - p_{t-1}) RECOVER
+    predict:  p' = p_{t-1} (1 - derail) + (1 - p_{t-1}) recover
     update:   odds_derailed(t) = odds_derailed(p') * exp(llr_t)
-    value:    V(t) = prior * p_t / pi,   pi = RECOVER / (DERAIL + RECOVER)
+    value:    V(t) = prior * p_t / pi,   pi = recover / (derail + recover)
 
 The filter starts at its stationary point ``pi``, so a run without evidence keeps a flat
 curve at ``prior``; an on-track run succeeds with chance ``prior / pi`` and a derailed one
@@ -13,11 +13,13 @@ never does. Recovery evidence (negative llr) brings V back up.
 
 For a run whose outcome is known, the outcome is evidence too. It is spread over the steps
 that already point its way: for a failed run their positive log-LRs are multiplied by the
-smallest ``c`` in [1, ``MAX_TEMPER``] that brings the final P(on track) down to ``FAILED_END``
-(for a successful run, the recovery log-LRs, up to ``SUCCEEDED_END``); only when that is not
+smallest ``c`` in [1, ``max_temper``] that brings the final P(on track) down to ``failed_end``
+(for a successful run, the recovery log-LRs, up to ``succeeded_end``); only when that is not
 enough (no such evidence, or evidence the other way after it) does a final-step outcome term
 close the curve. So the largest drop sits where the evidence is. A run of unknown outcome
-uses the step evidence alone. See ``docs/value_curve.md``.
+uses the step evidence alone. The constants (``derail``, ``recover``, ``failed_end``,
+``succeeded_end``, ``max_temper``, ``llr_clip``) come from the value-curve params file
+(:class:`~analyzer.attribution.curve_params.CurveParams`). See ``docs/value_curve.md``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analyzer.attribution.curve_params import CurveParams, shipped_curve_params
 from analyzer.attribution.hazards import StepEvidence
 from analyzer.detection.messages import TERM_LABELS
 
@@ -36,24 +39,6 @@ EVIDENCE_ESTIMATOR = "evidence-v1"
 
 CHEAP_ESTIMATOR = "cheap"
 """Label of the former ranker-derived curve (kept for old exports and imports)."""
-
-DERAIL = 4e-5
-"""Chance per step that an on-track run derails without any visible evidence."""
-
-RECOVER = 2e-3
-"""Chance per step that a derailed run gets back on track without any visible evidence."""
-
-FAILED_END = 0.05
-"""P(on track) at the last step of a run known to have failed."""
-
-SUCCEEDED_END = 0.9
-"""Least P(on track) at the last step of a run known to have succeeded."""
-
-MAX_TEMPER = 50.0
-"""Most the outcome of a failed run multiplies the failure evidence by."""
-
-LLR_CLIP = 50.0
-"""Bound on any one step's log-LR inside the filter (numerical safety)."""
 
 _BISECT = 30
 
@@ -88,24 +73,28 @@ class ValueCurve:
         return int(np.argmax(self.drops))
 
 
-def stationary() -> float:
+def stationary(params: CurveParams | None = None) -> float:
     """P(on track) the filter rests at without evidence."""
-    return RECOVER / (DERAIL + RECOVER)
+    q = params or shipped_curve_params()
+    return q.recover / (q.derail + q.recover)
 
 
-def filter_on_track(llr: Sequence[float] | np.ndarray) -> np.ndarray:
+def filter_on_track(llr: Sequence[float] | np.ndarray, params: CurveParams | None = None) -> np.ndarray:
     """Forward-filter P(on track after step t | evidence up to t) from per-step log-LRs.
 
     Args:
         llr: log P(e_t | derailed) / P(e_t | on track), one per step.
+        params: The filter's constants; None for the shipped ones.
 
     Returns:
         P(on track) after each step. O(N), deterministic.
     """
-    lam = [min(LLR_CLIP, max(-LLR_CLIP, float(x))) if x == x else 0.0 for x in llr]  # NaN says nothing
+    q = params or shipped_curve_params()
+    clip = q.llr_clip
+    lam = [min(clip, max(-clip, float(x))) if x == x else 0.0 for x in llr]  # NaN says nothing
     out = np.empty(len(lam))
-    p = stationary()
-    keep, back = 1.0 - DERAIL, RECOVER
+    p = stationary(q)
+    keep, back = 1.0 - q.derail, q.recover
     for t, x in enumerate(lam):
         pp = p * keep + (1.0 - p) * back
         d = (1.0 - pp) * math.exp(x)
@@ -118,34 +107,35 @@ def _tempered(llr: np.ndarray, c: float, sign: int) -> np.ndarray:
     return np.where(llr * sign > 0, llr * c, llr)
 
 
-def _reached(llr: np.ndarray, sign: int) -> bool:
-    end = float(filter_on_track(llr)[-1])
-    return end <= FAILED_END if sign > 0 else end >= SUCCEEDED_END
+def _reached(llr: np.ndarray, sign: int, q: CurveParams) -> bool:
+    end = float(filter_on_track(llr, q)[-1])
+    return end <= q.failed_end if sign > 0 else end >= q.succeeded_end
 
 
-def _outcome_temper(llr: np.ndarray, sign: int) -> float:
-    """Smallest c in [1, MAX_TEMPER] that brings the final P(on track) to the outcome's target.
+def _outcome_temper(llr: np.ndarray, sign: int, q: CurveParams) -> float:
+    """Smallest c in [1, max_temper] that brings the final P(on track) to the outcome's target.
 
     ``sign`` is +1 for a failed run (the failure evidence, llr > 0, is scaled; target
-    ``FAILED_END``) and -1 for a successful one (the recovery evidence, llr < 0, is scaled;
-    target ``SUCCEEDED_END``). Returns MAX_TEMPER when even that is not enough, 1 when there is
+    ``failed_end``) and -1 for a successful one (the recovery evidence, llr < 0, is scaled;
+    target ``succeeded_end``). Returns max_temper when even that is not enough, 1 when there is
     no such evidence or the target is already met.
     """
-    if _reached(llr, sign) or not (llr * sign > 0).any():
+    if _reached(llr, sign, q) or not (llr * sign > 0).any():
         return 1.0
-    if not _reached(_tempered(llr, MAX_TEMPER, sign), sign):
-        return MAX_TEMPER
-    lo, hi = 0.0, math.log(MAX_TEMPER)  # bisection on log c
+    if not _reached(_tempered(llr, q.max_temper, sign), sign, q):
+        return q.max_temper
+    lo, hi = 0.0, math.log(q.max_temper)  # bisection on log c
     for _ in range(_BISECT):
         mid = 0.5 * (lo + hi)
-        if _reached(_tempered(llr, math.exp(mid), sign), sign):
+        if _reached(_tempered(llr, math.exp(mid), sign), sign, q):
             hi = mid
         else:
             lo = mid
     return math.exp(hi)
 
 
-def value_curve(evidence: StepEvidence, prior: float, *, outcome: str | None = None) -> ValueCurve:
+def value_curve(evidence: StepEvidence, prior: float, *, outcome: str | None = None,
+                params: CurveParams | None = None) -> ValueCurve:
     """V(t) from per-step evidence.
 
     Args:
@@ -153,10 +143,12 @@ def value_curve(evidence: StepEvidence, prior: float, *, outcome: str | None = N
         prior: V before any step (0-1): the chance a run like this succeeds.
         outcome: ``"failure"`` or ``"success"`` when the run's outcome is known: it is used as
             evidence (see the module docstring); anything else uses the step evidence alone.
+        params: The filter's constants; None for the shipped value-curve params.
 
     Returns:
         Values, drops and how the outcome was used.
     """
+    q = params or shipped_curve_params()
     llr = np.asarray(evidence.llr, dtype=np.float64).copy()
     n = llr.size
     reasons = list(evidence.reasons) + [""] * (n - len(evidence.reasons))
@@ -165,19 +157,19 @@ def value_curve(evidence: StepEvidence, prior: float, *, outcome: str | None = N
     temper, outcome_step = 1.0, None
     sign = {"failure": 1, "success": -1}.get(str(outcome), 0)
     if sign:
-        temper = _outcome_temper(llr, sign)
+        temper = _outcome_temper(llr, sign, q)
         llr = _tempered(llr, temper, sign)
-        p = filter_on_track(llr)
-        if not _reached(llr, sign):  # the steps do not explain the outcome: it closes the curve at the end
-            target = FAILED_END if sign > 0 else SUCCEEDED_END
-            pp = p[-2] * (1 - DERAIL) + (1 - p[-2]) * RECOVER if n > 1 else stationary()
-            need = math.log((pp / target - pp) / (1 - pp)) if pp < 1 else -LLR_CLIP
-            need = min(LLR_CLIP, max(-LLR_CLIP, need))
+        p = filter_on_track(llr, q)
+        if not _reached(llr, sign, q):  # the steps do not explain the outcome: it closes the curve at the end
+            target = q.failed_end if sign > 0 else q.succeeded_end
+            pp = p[-2] * (1 - q.derail) + (1 - p[-2]) * q.recover if n > 1 else stationary(q)
+            need = math.log((pp / target - pp) / (1 - pp)) if pp < 1 else -q.llr_clip
+            need = min(q.llr_clip, max(-q.llr_clip, need))
             llr[-1] = max(llr[-1], need) if sign > 0 else min(llr[-1], need)
             outcome_step = n - 1
             reasons[-1] = TERM_LABELS["outcome" if sign > 0 else "outcome_success"]
-    p = filter_on_track(llr)
-    values = np.clip(prior * p / stationary(), 0.0, 1.0)
+    p = filter_on_track(llr, q)
+    values = np.clip(prior * p / stationary(q), 0.0, 1.0)
     prev = np.concatenate(([prior], values[:-1]))
     drops = np.maximum(prev - values, 0.0)
     return ValueCurve([round(float(v), 6) for v in values], [round(float(d), 6) for d in drops], prior,

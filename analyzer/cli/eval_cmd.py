@@ -19,6 +19,8 @@ Modes (several may be given; each is one row):
 
 ``trajscope eval fit ROOT`` chooses every tunable by leave-one-system-out over the sets under
 ROOT (:mod:`analyzer.evaluation.selection`) and writes the shipped params file.
+``trajscope eval fit-curve ROOT`` chooses the value curve's weights by nested leave-one-system-out
+(:mod:`analyzer.evaluation.curve_fit`), prints the nested table and writes the value-curve params.
 ``trajscope eval suite ROOT`` scores nested leave-one-system-out on every set (the headline),
 the shipped weights, in-set CV, the adaptation curve (K = 0, 5, 10, 20) from the nested weights
 and labels chosen most-uncertain-first against random ones, and can write the tables as JSON
@@ -82,6 +84,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="add the planted-failure samples (sample_traces/) as training data (a trial: not shipped)")
     f.add_argument("--quiet", action="store_true")
     f.set_defaults(func=run_fit, no_judge=True, judge=None)
+    c = bench.add_parser("fit-curve", help="choose the value curve's weights by nested leave-one-system-out")
+    c.add_argument("root", type=Path, help="the datasets folder (shared/datasets)")
+    c.add_argument("--out", type=Path, metavar="FILE.json",
+                   help="write the params chosen on every system here (the shipped value-curve params file)")
+    c.add_argument("--json", type=Path, metavar="OUT", help="write the nested table and the selections as JSON")
+    c.add_argument("--cache", type=Path, metavar="DIR", help="keep the term matrices of each set here")
+    c.add_argument("--prepared", type=Path, metavar="DIR",
+                   help="read the ranker evaluation's prepared sets from here (`eval suite --cache`), when present")
+    c.add_argument("--no-embed", action="store_true",
+                   help="no sentence embeddings (lexical alignment, detectors without embeddings)")
+    c.add_argument("--ablation", action="store_true",
+                   help="also each column's contribution at the nested weights (its weight set to 0)")
+    c.add_argument("--quiet", action="store_true")
+    c.set_defaults(func=run_fit_curve, no_judge=True, judge=None)
     s = bench.add_parser("suite", help="every set under ROOT: nested leave-one-system-out, CV, adaptation")
     s.add_argument("root", type=Path, help="the datasets folder (shared/datasets)")
     s.add_argument("--no-embed", action="store_true", help="no sentence embeddings")
@@ -422,4 +438,88 @@ def run_suite(args: argparse.Namespace) -> int:
         from analyzer.export.curve_plot import write_learning_curve
 
         print(f"wrote {write_learning_curve(doc['learning_curve'], args.plot)}")
+    return 0
+
+
+def run_fit_curve(args: argparse.Namespace) -> int:
+    """Execute ``eval fit-curve ROOT``: nested leave-one-system-out of the value curve, then the fit on all."""
+    import datetime as _dt
+
+    from analyzer.attribution.curve_params import HANDSET_PARAMS_FILE, CurveParams
+    from analyzer.attribution.ranker import Ranker
+    from analyzer.evaluation.curve_fit import (
+        Evaluator,
+        column_ablation,
+        format_nested,
+        nested_leave_one_system_out,
+        prepare_curve_set,
+        select_and_fit,
+    )
+
+    if not args.root.is_dir():
+        print(f"trajscope eval fit-curve: no such folder: {args.root}", file=sys.stderr)
+        return 2
+    start = CurveParams.packaged(HANDSET_PARAMS_FILE)
+    prior = Ranker.shipped().params.value_prior
+    embedder = _models(args)
+    sets = []
+    for name in SETS:
+        path = _set_path(args.root, name)
+        if not path.exists():
+            continue
+        with progress_bar(not args.quiet, f"term matrices of {name}") as prog:
+            sets.append(prepare_curve_set(name, path, start, cache=args.cache, prepared=args.prepared,
+                                          embedder=embedder, progress=prog))
+    if len(sets) < 3:
+        print(f"trajscope eval fit-curve: need at least three development sets under {args.root}", file=sys.stderr)
+        return 2
+    ev = Evaluator(sets, prior)  # shared: the folds and the final selection reuse each other's fits
+    with progress_bar(not args.quiet, "nested leave-one-system-out") as prog:
+        nested = nested_leave_one_system_out(sets, start, prior, prog, ev)
+    print(format_nested(nested), flush=True)
+    ablation = None
+    if args.ablation:
+        with progress_bar(not args.quiet, "column ablation") as prog:
+            ablation = column_ablation(sets, nested, prior, prog)
+        print("ablation: held-out step@1 of the largest drop with one column's nested weight set to 0 (points)")
+        for col, row in ablation.items():
+            print(f"  {col:<30}" + "  ".join(f"{n}: {v:+.1f}" for n, v in row.items()))
+    with progress_bar(not args.quiet, "selection on every system") as prog:
+        final = select_and_fit(ev, [s.name for s in sets], start, prog)
+    print(f"chosen on {', '.join(final.trained_on)}: {final.candidate} "
+          f"(inner step@1 {', '.join(f'{k} {v:.1%}' for k, v in final.inner.items())})")
+    doc: dict[str, Any] = {
+        "sets": {n: {mode: s.to_json() for mode, s in rows.items()} for n, rows in nested.scores.items()},
+        "selections": {n: s.to_json() for n, s in nested.selections.items()},
+        "final": final.to_json(), "ablation": ablation}
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+    if args.out:
+        from analyzer.evaluation.curve_fit import SHIP_METRICS, ship_fitted
+
+        ship, verdicts = ship_fitted(nested)
+        meta = {
+            "fitted": _dt.date.today().isoformat(), "command": "trajscope eval fit-curve ROOT",
+            "candidate": final.candidate, "trained_on": final.trained_on,
+            "inner_step@1": {k: round(v, 4) for k, v in final.inner.items()},
+            "nested": {n: {m: round(rows["nested"].metrics[m].p, 4) for m in SHIP_METRICS}
+                       for n, rows in nested.scores.items()},
+            "handset": {n: {m: round(rows["hand-set"].metrics[m].p, 4) for m in SHIP_METRICS}
+                        for n, rows in nested.scores.items()},
+            "nested_not_worse": verdicts,
+            "shipped": "fitted" if ship else "hand-set",
+            "not_fitted": "judge_fall, judge_rise, judge_clip and the episode/alignment rules: as value-curve-handset.json",
+            "embeddings": embedder is not None,
+            "evaluations": ev.evaluations}
+        if not ship:
+            meta["fitted_weights_not_shipped"] = final.to_json()
+        params = (final.params if ship else start).with_weights({}, meta=meta)
+        import json as _json
+
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(_json.dumps(params.to_json(), indent=1) + "\n", encoding="utf-8")
+        print(f"{'fitted' if ship else 'hand-set'} weights written: the nested curve is not worse than the hand-set one "
+              f"on {sum(verdicts.values())} of {len(verdicts)} systems (ship rule: most)")
+        print(f"wrote {args.out}")
     return 0

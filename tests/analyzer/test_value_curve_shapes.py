@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from analyzer.attribution import Ranker
-from analyzer.attribution.hazards import ERROR_OUTPUT, StepEvidence, step_evidence
+from analyzer.attribution.curve_params import HANDSET_PARAMS_FILE, CurveParams
+from analyzer.attribution.hazards import StepEvidence, step_evidence
 from analyzer.attribution.value_curve import (
     EVIDENCE_ESTIMATOR,
-    FAILED_END,
     ValueCurve,
     drop_note,
     filter_on_track,
@@ -28,6 +28,19 @@ from analyzer.schema.findings import Finding
 from analyzer.schema.models import Outcome, Role, Step, StepKind, Trajectory
 
 PRIOR = 0.9
+HAND = CurveParams.packaged(HANDSET_PARAMS_FILE)
+"""The shapes are planted for the hand-set weights (issue 9): these tests pin the filter's behaviour
+with them, whatever the fit ships (``docs/value_curve.md``)."""
+ERROR_OUTPUT = HAND.weights["error_output"]
+FAILED_END = HAND.failed_end
+
+
+@pytest.fixture(autouse=True)
+def _hand_set_weights(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    for mod in ("analyzer.attribution.hazards", "analyzer.attribution.value_curve"):
+        monkeypatch.setattr(importlib.import_module(mod), "shipped_curve_params", lambda: HAND)
 TASK = "Fix the failing parser test in the csv module and make the parser tests pass."
 
 
