@@ -92,7 +92,9 @@ def sample_runs() -> dict[str, tuple[Trajectory, list]]:
 
 def test_hand_set_weights_give_the_hand_set_curves(golden: list[dict], sample_runs: dict) -> None:
     hand = CurveParams.packaged(HANDSET_PARAMS_FILE)
-    assert len(golden) == 2 * len(sample_runs)
+    # the golden file was written by the code before the term matrix, on the samples of that time;
+    # samples added since (Harbor, Claude Code) have no pre-change record to compare with
+    assert len(golden) >= 130 and {rec["id"] for rec in golden} <= set(sample_runs)
     for rec in golden:
         traj, findings = sample_runs[rec["id"]]
         n = len(traj.steps)
