@@ -154,7 +154,7 @@ def test_load_problems_reason_wraps_and_details_show_it_whole(window, qtbot, tmp
     assert panel.tree.topLevelItemCount() == 2
     assert panel.tree.wordWrap() and not panel.tree.uniformRowHeights()
     qtbot.wait(50)
-    rows = {panel.tree.topLevelItem(i).text(0): panel.tree.topLevelItem(i) for i in range(2)}
+    rows = {panel.tree.topLevelItem(i).toolTip(0): panel.tree.topLevelItem(i) for i in range(2)}  # column 0 shows the name, the tooltip the path
     long_row = panel.tree.visualItemRect(rows[str(bad)]).height()
     short_row = panel.tree.visualItemRect(rows[str(tmp_path / "empty.json")]).height()
     assert long_row >= 2 * short_row > 0  # the long reason wraps onto several lines
