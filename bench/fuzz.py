@@ -6,9 +6,16 @@ mutations of the committed samples it claims) are read with that importer throug
 loader's ``read_file``, one input at a time, in worker processes. A worker that does not
 answer within ``--hang-seconds`` (default 10) is killed and the input counted as a hang.
 
+About 30% of the inputs (for importers with a multi-record sample) damage exactly one record
+(:func:`bench.fuzzing.make_case`: non-finite and huge numbers, big integers, lone surrogates,
+bad UTF-8, NUL, deep nesting, escape storms, broken syntax, a missing key, a null or truncated
+record, a BOM; the first record half the time). Those are counted as an analyst counts: any
+other record of the sample missing or changed, the file no longer claimed by the importer, or
+a whole-file error (the file no longer parses as a whole) is ``lost``.
+
 Printed per importer: counts of ``loaded`` / ``reported`` (errors naming the bad record, or a
 deliberate whole-file refusal) / ``lost`` (the loader's catch-all: runs lost outside the bad
-record) / ``crash`` (an exception out of the loader) / ``hang``; inputs per second; the slowest
+record; or a one-record damage that cost another record) / ``crash`` (an exception out of the loader) / ``hang``; inputs per second; the slowest
 input; and the peak RSS of the workers. Inputs that were lost, crashed or hung are made again
 (each is named by its seed), shrunk by delta debugging and written to ``--repro-dir`` as
 ``<importer>__<outcome>-<seed><suffix>``; once the bug is fixed, move the file to

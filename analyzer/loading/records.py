@@ -11,6 +11,7 @@ themselves (the span exports' outline) then look at that record.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -65,8 +66,19 @@ def first_records(path: Path, n: int = VIEW_RECORDS) -> tuple[str, list[tuple[An
     """``(container, [(record or None, byte offset of its line or 0)])`` of the first ``n`` records.
 
     ``container`` is ``lines`` (JSONL), ``list`` (a JSON list) or ``""`` (anything else).
-    A record that does not parse is None.
+    A record that does not parse is None. Cached per file (path, size, modification time):
+    a claim asks about each record in turn.
     """
+    try:
+        st = path.stat()
+    except OSError:
+        return "", []
+    return _first_records(str(path), st.st_size, st.st_mtime_ns, n)
+
+
+@functools.lru_cache(maxsize=4)
+def _first_records(name: str, size: int, mtime_ns: int, n: int) -> tuple[str, list[tuple[Any, int]]]:
+    path = Path(name)
     try:
         if path.suffix.lower() in _LINE_SUFFIXES:
             out: list[tuple[Any, int]] = []
