@@ -17,7 +17,7 @@ it is only the label of the fit.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,15 +75,20 @@ def _log_loss(y: np.ndarray, p: np.ndarray) -> float:
     return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
 
-def _loso(x: np.ndarray, y: np.ndarray, groups: np.ndarray, l2: float) -> np.ndarray:
-    """Leave-one-source-out estimates at one strength (NaN where a fold has one outcome only)."""
+def _loso(x: np.ndarray, y: np.ndarray, groups: np.ndarray,
+          l2: float | Callable[[np.ndarray, np.ndarray, np.ndarray], float]) -> np.ndarray:
+    """Leave-one-source-out estimates (NaN where a fold has one outcome only).
+
+    ``l2`` is one strength, or a chooser called on each fold's training runs (nested selection).
+    """
     out = np.full(len(y), np.nan)
     for g in np.unique(groups):
         test = groups == g
         train = ~test
         if len(np.unique(y[train])) < 2:
             continue
-        mean, scale, w, b = _fit_params(x[train], y[train], l2)
+        strength = l2(x[train], y[train], groups[train]) if callable(l2) else l2
+        mean, scale, w, b = _fit_params(x[train], y[train], strength)
         out[test] = _predict(x[test], mean, scale, w, b)
     return out
 
@@ -175,15 +180,7 @@ def fit_outcome(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, *, sou
     cues = cue_frame(runs, steps)
     x = cues.select(CUE_NAMES).to_numpy().astype(float)
     groups = runs[source_column].fill_null("?").cast(pl.Utf8).to_numpy()
-    held = np.full(len(y), np.nan)
-    for g in np.unique(groups):
-        test = groups == g
-        train = ~test
-        if len(np.unique(y[train])) < 2:
-            continue
-        l2 = choose_l2(x[train], y[train], groups[train])
-        mean, scale, w, b = _fit_params(x[train], y[train], l2)
-        held[test] = _predict(x[test], mean, scale, w, b)
+    held = _loso(x, y, groups, choose_l2)  # the strength chosen again without each held-out source
     ok = ~np.isnan(held)
     l2_all = choose_l2(x, y, groups)
     mean, scale, w, b = _fit_params(x, y, l2_all)

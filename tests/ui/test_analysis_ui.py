@@ -6,6 +6,7 @@ import threading
 from typing import Any
 
 import polars as pl
+from judge_stub import StubJudge
 from PySide6.QtCore import Qt
 
 from analyzer.analysis.result import AnalysisResult, RunAnalysis
@@ -122,24 +123,6 @@ def test_judge_unavailable_falls_back_to_cheap(loaded, qtbot, monkeypatch, tmp_p
     assert calls["analysed"] == 1
 
 
-class _FakeJudge:
-    """A stand-in judge with the Judge protocol (the real judge is tested in tests/analyzer)."""
-
-    model_id = "fake-judge"
-
-    def value_curve(self, trajectory, progress=None, cancel=None):  # type: ignore[no-untyped-def]
-        from analyzer.judge.base import ValueCurve
-
-        n = len(trajectory.steps)
-        return ValueCurve(values=[max(0.0, 0.9 - i / max(1, n)) for i in range(n)], prior=0.95, model_id=self.model_id)
-
-    def candidate_scores(self, trajectory, steps):  # type: ignore[no-untyped-def]
-        return {int(s): 0.5 for s in steps}
-
-    def classify(self, trajectory, step):  # type: ignore[no-untyped-def]
-        from analyzer.taxonomy import CATEGORY_IDS
-
-        return {c: (0.9 if c == "failed_recovery" else 0.01) for c in CATEGORY_IDS}
 
 
 def test_opening_a_failed_run_computes_the_judge_curve_in_background(loaded, qtbot, monkeypatch):
@@ -148,7 +131,7 @@ def test_opening_a_failed_run_computes_the_judge_curve_in_background(loaded, qtb
 
     ui_settings.set_str("analysis/use_embedder", "0")
     ui_settings.set_str("jobs/auto_start", "1")  # off by default: opening a run starts nothing
-    monkeypatch.setattr("ui.workers.resolve_judge", lambda choice: _FakeJudge())
+    monkeypatch.setattr("ui.workers.resolve_judge", lambda choice: StubJudge())
     store_choice(True, None)
     w = loaded
     failed = w.session.traces.filter(pl.col("outcome") == "failure")["trace_id"][0]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+from judge_stub import StubJudge
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from tagging_helpers import clear_messages
@@ -138,24 +139,6 @@ def test_bulk_outcome_marking_with_undo_survives_a_restart(qtbot: Any, app: Any,
     w2.jobs.wait(30000)
 
 
-class _Judge:
-    """A Judge-protocol stand-in (the real judge is tested in tests/analyzer): a falling value curve."""
-
-    model_id = "stand-in-judge"
-
-    def value_curve(self, trajectory, progress=None, cancel=None):  # type: ignore[no-untyped-def]
-        from analyzer.judge.base import ValueCurve
-
-        n = len(trajectory.steps)
-        return ValueCurve(values=[max(0.0, 0.9 - i / max(1, n)) for i in range(n)], prior=0.95, model_id=self.model_id)
-
-    def candidate_scores(self, trajectory, steps):  # type: ignore[no-untyped-def]
-        return {int(s): 0.5 for s in steps}
-
-    def classify(self, trajectory, step):  # type: ignore[no-untyped-def]
-        from analyzer.taxonomy import CATEGORY_IDS
-
-        return {c: (0.9 if c == "failed_recovery" else 0.01) for c in CATEGORY_IDS}
 
 
 def test_judge_value_curve_on_a_run_without_recorded_outcome(qtbot: Any, app: Any, tmp_path: Path,
@@ -164,7 +147,7 @@ def test_judge_value_curve_on_a_run_without_recorded_outcome(qtbot: Any, app: An
     from ui.dialogs.judge_dialog import store_choice
 
     ui_settings.set_str("analysis/use_embedder", "0")
-    monkeypatch.setattr("ui.workers.resolve_judge", lambda choice: _Judge())
+    monkeypatch.setattr("ui.workers.resolve_judge", lambda choice: StubJudge())
     store_choice(True, None)
     w = _make_window(qtbot, tmp_path / "w.trajscope", write_unknown_runs(tmp_path / "traces", 4))
     view = w.session.runs_view()
