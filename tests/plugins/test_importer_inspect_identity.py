@@ -93,8 +93,9 @@ def test_session_lists_skipped_runs_as_one_line(loaded: LoadResult) -> None:
     session.add_load_result(loaded)
     session.add_load_result(loaded)  # the same file opened again
     assert session.traces.height == N
-    assert [(e.record, e.importer) for e in session.load_errors] == [(f"{N:,} runs", "inspect_eval")]
-    assert f"{N:,} duplicate runs skipped" in session.load_errors[0].reason
+    assert session.load_errors == []  # a duplicate is a note, not a load problem
+    assert [(e.record, e.importer) for e in session.load_notices] == [(f"{N:,} runs", "inspect_eval")]
+    assert f"{N:,} duplicate runs skipped" in session.load_notices[0].reason
 
 
 def test_session_keeps_a_distinct_file_opened_later(host: PluginHost, tmp_path: Path) -> None:
@@ -110,7 +111,7 @@ def test_session_keeps_a_distinct_file_opened_later(host: PluginHost, tmp_path: 
     assert session.traces.height == 6 and session.traces["trace_id"].n_unique() == 6
     assert session.steps.group_by("trace_id").len()["len"].n_unique() == 1 and session.load_errors == []
     session.add_load_result(load([other], host=host, cache=None))  # opened again: skipped, one line
-    assert session.traces.height == 6 and len(session.load_errors) == 1
+    assert session.traces.height == 6 and session.load_errors == [] and len(session.load_notices) == 1
 
 
 def test_eval_and_its_json_export_are_the_same_source(host: PluginHost, tmp_path: Path) -> None:
