@@ -331,7 +331,7 @@ def run(args: argparse.Namespace) -> int:
         with progress_bar(show, "analysing", eta=args.engine == "ray") as prog:
             options = AnalyzeOptions(judge_curve=args.judge_curve)
             if args.engine == "ray":
-                ray_result = analyze_with_ray(args, ray_args, res.traces, res.steps, ranker, options, prog,
+                ray_result = analyze_with_ray(args, ray_args, given, res.steps, ranker, options, prog,
                                               str(getattr(embedder, "model_id", "none")))
                 if isinstance(ray_result, str):
                     print(f"trajscope analyze: {ray_result}", file=sys.stderr)
