@@ -74,3 +74,16 @@ def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     root = Path(tmp_path_factory.mktemp("trajscope_dirs"))
     monkeypatch.setenv("TRAJSCOPE_CACHE_DIR", str(root / "cache"))
     monkeypatch.setenv("TRAJSCOPE_DATA_DIR", str(root / "data"))
+
+
+@pytest.fixture(autouse=True)
+def automatic_gc_outside_the_ui(request: pytest.FixtureRequest) -> None:
+    """Tests outside ``tests/ui`` run with Python's automatic garbage collection.
+
+    The app (and ``tests/ui/conftest.py``) turn it off and collect on the GUI thread instead
+    (``ui/gui_gc.py``); a core test that runs after a UI test in the same process gets it back.
+    """
+    import gc
+
+    if "ui" not in Path(str(request.node.fspath)).relative_to(ROOT).parts[1:2] and not gc.isenabled():
+        gc.enable()

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QApplication
 
 from analyzer.session import Session
 from ui import settings as ui_settings
+from ui.gui_gc import install_gui_thread_gc
 from ui.i18n import install_language, resolve_language
 from ui.qt_compat import ensure_qt_runtime
 from ui.theme import apply_theme
@@ -41,6 +42,7 @@ def create_application(argv: list[str] | None = None) -> QApplication:
         QCoreApplication.setApplicationName(ui_settings.APPLICATION)
         app = QApplication(argv or [sys.argv[0] if sys.argv else "trajscope"])
     app.setApplicationDisplayName("TrajScope")
+    install_gui_thread_gc(app)  # a worker thread must never run Qt destructors (ui/gui_gc.py)
     apply_theme(app, ui_settings.get_str("ui/theme", "system"))
     install_language(resolve_language(ui_settings.get_str("ui/language", "system")))
     return app

@@ -6,6 +6,7 @@ English unless a test switches it.
 
 from __future__ import annotations
 
+import gc
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -22,6 +23,21 @@ from PySide6.QtWidgets import QApplication
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_traces"
 ARTIFACTS = ROOT / "test-artifacts"
+
+
+@pytest.fixture(autouse=True)
+def gui_thread_gc(qapp: QApplication) -> Iterator[None]:
+    """Collect garbage cycles on the GUI thread only, as the app does (``ui/gui_gc.py``).
+
+    A cycle collected by a job's worker thread would run Qt destructors there and can deadlock
+    with the GUI thread. After each test the windows it left are collected here, on the GUI thread.
+    """
+    from ui.gui_gc import install_gui_thread_gc
+
+    install_gui_thread_gc(qapp)
+    yield
+    QApplication.processEvents()
+    gc.collect()
 
 
 @pytest.fixture(autouse=True)
