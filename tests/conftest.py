@@ -85,5 +85,5 @@ def automatic_gc_outside_the_ui(request: pytest.FixtureRequest) -> None:
     """
     import gc
 
-    if "ui" not in Path(str(request.node.fspath)).relative_to(ROOT).parts[1:2] and not gc.isenabled():
+    if "ui" not in Path(request.node.path).relative_to(ROOT).parts[1:2] and not gc.isenabled():
         gc.enable()

@@ -45,7 +45,7 @@ def test_the_app_collects_on_the_gui_thread_and_never_in_a_worker(app, qtbot) ->
             return ref() is None
 
         qtbot.waitUntil(collected, timeout=20_000)  # the GUI thread's timer collected it
-        del alive
+        alive.clear()
         assert threads and set(threads) == {threading.main_thread().name}
     finally:
         gc.callbacks.remove(record)
