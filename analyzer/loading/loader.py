@@ -521,13 +521,14 @@ def _read_into(part: LoadResult, path: Path, spec: ImporterSpec, reader: _Reader
             digest = None
     if cached is not None:
         traces, steps, errors = cached
+        traces = settle_outcomes(fill_task_keys(traces))  # idempotent: settles entries cached before either existed
         notes = cache.get_notes(digest, cache_id) if cache is not None and digest is not None else []
     else:
         traces, steps, errors, notes = reader.read(path, spec, cancel)
         traces = settle_outcomes(fill_task_keys(traces))  # before caching: a cache folder opened as a corpus has both
         if cache is not None and digest is not None and not cancel.cancelled:
             cache.put(digest, cache_id, traces, steps, errors, notes)
-    part.traces, part.steps = settle_outcomes(fill_task_keys(traces)), steps  # idempotent; also settles older cache entries
+    part.traces, part.steps = traces, steps
     part.errors.extend(errors)
     part.notes.extend(f"{path}: {n}" for n in notes)
     part.files.append(str(path))
