@@ -135,6 +135,16 @@ def shipped_models() -> OutcomeModels | None:
         return None
 
 
+def judge_cue_wanted() -> bool:
+    """Whether asking the judge pays: the shipped params use the judge model (the ship rule said so).
+
+    When they do not, a loaded judge is never asked the final-state question (it would cost
+    seconds per run for a cue the estimate does not read).
+    """
+    models = shipped_models()
+    return models is not None and models.active_judge() is not None
+
+
 def shipped_params() -> OutcomeParams | None:
     """The shipped cheap model (no judge), or None when the params file is missing or damaged."""
     models = shipped_models()
@@ -181,3 +191,31 @@ def estimate_p_failed(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame,
           if with_judge is not None and r["trace_id"] in judged else cheap.predict(r)
           for r in cues.iter_rows(named=True)]
     return pl.DataFrame({"trace_id": cues["trace_id"], P_FAILED: ps}, schema=schema)
+
+
+def with_judged_estimates(traces: pl.DataFrame, steps: pl.DataFrame, values: Mapping[str, float]) -> pl.DataFrame:
+    """Effective traces whose estimated outcomes are estimated again with the judge's answers.
+
+    What an analysis worker hands the analysis after asking the judge, so the run's outcome it
+    works on is the one the session will show (the same rule as
+    :func:`analyzer.outcome.effective.effective_outcomes`: failed when P(failed) >= 0.5).
+
+    Args:
+        traces: Effective traces (``outcome_source`` says which outcomes are estimates).
+        steps: Their steps.
+        values: Trace id -> judge cue (from :func:`analyzer.outcome.judge_cue.estimated_run_cues`).
+
+    Returns:
+        The traces, same rows and order; only estimated runs with a judge answer may change.
+    """
+    if not values or "outcome_source" not in traces.columns:
+        return traces
+    estimated = traces.filter((pl.col("outcome_source") == "estimate")
+                              & pl.col("trace_id").is_in(pl.Series(list(values), dtype=pl.Utf8).implode()))
+    if estimated.height == 0:
+        return traces
+    est = estimate_p_failed(estimated.with_columns(pl.lit("unknown").alias("outcome")), steps, judge_values=values)
+    new = est.select("trace_id", pl.when(pl.col(P_FAILED) >= 0.5).then(pl.lit("failure"))
+                     .otherwise(pl.lit("success")).alias("_judged"))
+    return (traces.join(new, on="trace_id", how="left", maintain_order="left")
+            .with_columns(pl.coalesce("_judged", "outcome").alias("outcome")).drop("_judged"))

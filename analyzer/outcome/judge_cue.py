@@ -10,10 +10,11 @@ keyed by run id, model id and prompt id: a rerun over the same runs asks nothing
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, MutableMapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from pathlib import Path
 
 import orjson
+import polars as pl
 
 from analyzer.judge.base import AchievedJudge, JudgeError
 from analyzer.judge.prompts import ACHIEVED_PROMPT_ID
@@ -94,3 +95,44 @@ def timed_judge_cue_values(judge: AchievedJudge, trajectories: list[Trajectory],
     values, problems = judge_cue_values(judge, trajectories, cache=store, progress=progress)
     seconds = time.perf_counter() - start
     return values, problems, (seconds / asked if asked else None)
+
+
+def estimated_run_cues(judge: AchievedJudge, traces: pl.DataFrame, steps: pl.DataFrame,
+                       known: Mapping[str, float] | None = None,
+                       cancelled: Callable[[], bool] | None = None) -> dict[str, float]:
+    """The judge cue of the runs whose outcome is an estimate (``outcome_source == "estimate"``).
+
+    This is what an analysis with a judge asks (in its worker, never on the UI thread) so the
+    estimate of those runs can use the judge model.
+
+    Args:
+        judge: The loaded judge.
+        traces: Effective traces (:func:`analyzer.outcome.effective.effective_outcomes`).
+        steps: Their steps.
+        known: Values already known (trace id -> value): those runs are not asked again.
+        cancelled: Checked before each question; True stops asking (what was asked is returned).
+
+    Returns:
+        Trace id -> P(the final state achieves the task), for the runs the judge answered.
+    """
+    from analyzer.frames.build import trajectories_from_frames
+
+    if traces.height == 0 or "outcome_source" not in traces.columns:
+        return {}
+    todo = traces.filter((pl.col("outcome_source") == "estimate")
+                         & ~pl.col("trace_id").is_in(pl.Series(list(known or {}), dtype=pl.Utf8).implode()))
+    if todo.height == 0:
+        return {}
+    # the judge never sees an outcome, recorded or estimated
+    hidden = todo.with_columns(pl.lit("unknown").alias("outcome"))
+    trajs = trajectories_from_frames(hidden, steps.filter(pl.col("trace_id").is_in(todo["trace_id"].implode())))
+    out: dict[str, float] = {}
+    for traj, tid in zip(trajs, todo["trace_id"].to_list(), strict=True):
+        if cancelled is not None and cancelled():
+            break
+        try:
+            out[str(tid)] = float(judge.p_achieved(traj))
+        except JudgeError:
+            continue
+    return out
+

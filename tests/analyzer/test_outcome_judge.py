@@ -176,3 +176,64 @@ def test_real_judge_answers_the_final_state_question_on_a_short_context(real_jud
     assert 0.0 <= real_judge.p_achieved(long) <= 1.0
     values, problems = judge_cue_values(real_judge, [run])
     assert not problems and values[run.id] == p
+
+
+def _judge_models(monkeypatch: pytest.MonkeyPatch) -> tuple[list[Trajectory], OutcomeModels]:
+    """Fake-judge models whose ship rule says yes, installed as the shipped ones."""
+    from analyzer.outcome import estimate
+
+    runs = _corpus()
+    values, _ = judge_cue_values(FakeJudge(), runs)
+    models = fit_outcome_models(traces_frame(runs), steps_frame(runs), values).models
+    assert models.use_judge
+    monkeypatch.setattr(estimate, "shipped_models", lambda: models)
+    return runs, models
+
+
+def test_session_estimates_read_the_judge_cues_an_analysis_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from analyzer.loading.loader import LoadResult
+    from analyzer.outcome.estimate import judge_cue_wanted
+    from analyzer.session import Session
+
+    runs, _ = _judge_models(monkeypatch)
+    assert judge_cue_wanted()
+    unknown = [r.model_copy(update={"outcome": "unknown"}) for r in runs]
+    s = Session()
+    s.add_load_result(LoadResult(traces=traces_frame(unknown), steps=steps_frame(unknown), formats={"generic": 40}))
+    before = dict(s.outcome_estimates().iter_rows())
+    changed: list[bool] = []
+    s.traces_changed.connect(lambda: changed.append(True))
+    values, _ = judge_cue_values(FakeJudge(), unknown)
+    s.set_judge_cues(values)
+    after = dict(s.outcome_estimates().iter_rows())
+    assert changed == [True] and after != before
+    failed = {r.id for r in runs if r.outcome == "failure"}
+    view = {r["trace_id"]: r["outcome"] for r in s.runs_view().iter_rows(named=True)}
+    assert {t for t, o in view.items() if o == "failure"} == failed  # the judged estimate decides
+    s.set_judge_cues(values)  # nothing new: no signal
+    assert changed == [True]
+
+
+def test_worker_helpers_ask_only_estimated_runs_and_reestimate(monkeypatch: pytest.MonkeyPatch) -> None:
+    from analyzer.outcome.effective import effective_outcomes
+    from analyzer.outcome.estimate import with_judged_estimates
+    from analyzer.outcome.judge_cue import estimated_run_cues
+
+    runs, _ = _judge_models(monkeypatch)
+    recorded = runs[0]
+    unknown = [recorded, *[r.model_copy(update={"outcome": "unknown"}) for r in runs[1:]]]
+    traces, steps = traces_frame(unknown), steps_frame(unknown)
+    eff = effective_outcomes(traces, None, estimate_p_failed(traces, steps))
+    judge = FakeJudge()
+    values = estimated_run_cues(judge, eff, steps, known={unknown[1].id: 0.5})
+    assert recorded.id not in values and unknown[1].id not in values and len(values) == len(runs) - 2
+    assert judge.calls == len(values)
+    stopped = estimated_run_cues(FakeJudge(), eff, steps, cancelled=lambda: True)
+    assert stopped == {}
+    judged = with_judged_estimates(eff, steps, values)
+    assert judged.columns == eff.columns and judged.height == eff.height
+    truth = {r.id: r.outcome for r in runs}
+    out = dict(judged.select("trace_id", "outcome").iter_rows())
+    assert out[recorded.id] == recorded.outcome  # a recorded outcome never moves
+    assert all(out[t] == truth[t] for t in values)
+    assert with_judged_estimates(eff, steps, {}) is eff
