@@ -41,8 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--doc", type=Path, help="write the figures as Markdown (docs/outcome_estimate.md)")
     p.add_argument("--json", type=Path, metavar="OUT", help="write the figures and per-run estimates as JSON")
     p.add_argument("--judge", action="store_true",
-                   help="also ask the local judge whether each run's final state achieves the task, and fit "
-                        "the model with that cue")
+                   help="ask the local judge whether each run's final state achieves the task where the cache "
+                        "has no answer (without it, the model with that cue is fitted only when the cache "
+                        "answers every run)")
     p.add_argument("--judge-model", default=None, help="judge model name or .gguf path (default: settings/bundled)")
     p.add_argument("--judge-cache", type=Path, default=DEFAULT_JUDGE_CACHE,
                    help=f"JSON cache of the judge's answers (default: {DEFAULT_JUDGE_CACHE})")
@@ -206,10 +207,12 @@ def markdown(models: Any, paths: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _judge_values(args: argparse.Namespace, traces: Any, steps: Any) -> tuple[dict[str, float], dict[str, Any]] | str:
+def _judge_values(args: argparse.Namespace, traces: Any, steps: Any, *,
+                  ask: bool = True) -> tuple[dict[str, float], dict[str, Any]] | str | None:
     """The judge cue of the labelled runs (from the cache, else asking the judge), and facts for the meta.
 
-    Returns a message instead when the judge cannot be loaded.
+    Returns a message instead when the judge cannot be loaded, and None when ``ask`` is False
+    and the cache does not hold every run.
     """
     import polars as pl
 
@@ -236,6 +239,8 @@ def _judge_values(args: argparse.Namespace, traces: Any, steps: Any) -> tuple[di
     cache = judge_cue.read_cache(args.judge_cache)
     timing_key = judge_cue.cache_key("seconds_per_run", model_id)
     todo = [t for t in trajs if judge_cue.cache_key(t.id, model_id) not in cache]
+    if todo and not ask:
+        return None
     judge: Any = None
     if todo:
         try:
@@ -277,11 +282,13 @@ def run(args: argparse.Namespace) -> int:
     shown = [str(p.relative_to(ROOT)) if p.resolve().is_relative_to(ROOT) else str(p) for p in paths]
     values: dict[str, float] | None = None
     judge_meta: dict[str, Any] = {}
-    if args.judge:
-        got = _judge_values(args, res.traces, res.steps)
-        if isinstance(got, str):
+    # without --judge the judge model is still refitted when the cache answers every run (asking nothing)
+    got = _judge_values(args, res.traces, res.steps, ask=args.judge)
+    if isinstance(got, str):
+        if args.judge:
             print(f"trajscope outcome-fit: no judge: {got}", file=sys.stderr)
             return 1
+    elif got is not None:
         values, judge_meta = got
     try:
         models = fit_outcome_models(res.traces, res.steps, values, meta={"paths": shown}, judge_meta=judge_meta)

@@ -237,3 +237,26 @@ def test_worker_helpers_ask_only_estimated_runs_and_reestimate(monkeypatch: pyte
     assert out[recorded.id] == recorded.outcome  # a recorded outcome never moves
     assert all(out[t] == truth[t] for t in values)
     assert with_judged_estimates(eff, steps, {}) is eff
+
+
+def test_outcome_fit_cli_refits_both_models_from_the_cache_without_asking(tmp_path: Path) -> None:
+    import orjson
+
+    from analyzer.cli.outcome_cmd import DEFAULT_JUDGE_CACHE
+    from ui.cli import main
+
+    cache = tmp_path / "cache.json"
+    cache.write_bytes(DEFAULT_JUDGE_CACHE.read_bytes())
+    params, doc = tmp_path / "params.json", tmp_path / "doc.md"
+    assert main(["outcome-fit", "--judge", "--judge-cache", str(cache), "--params", str(params),
+                 "--doc", str(doc)]) == 0
+    assert cache.read_bytes() == DEFAULT_JUDGE_CACHE.read_bytes()  # nothing asked, nothing added
+    written = OutcomeModels.from_json(orjson.loads(params.read_bytes()))
+    shipped = shipped_models()
+    assert shipped is not None and written.judge is not None and written == shipped
+    text = doc.read_text(encoding="utf-8")
+    assert "## With the local judge" in text and ACHIEVED_PROMPT_ID in text
+    assert ("**used**" if written.use_judge else "**not used**") in text
+    # without --judge and without a complete cache: the cheap model only, no judge loaded
+    assert main(["outcome-fit", "--judge-cache", str(tmp_path / "none.json"), "--params", str(params)]) == 0
+    assert OutcomeModels.from_json(orjson.loads(params.read_bytes())).judge is None
