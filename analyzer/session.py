@@ -593,8 +593,9 @@ class Session:
         if not new:
             return
         self.judge_cues.update(new)
-        self._invalidate(traces=True)
-        self.traces_changed.emit()
+        self._invalidate(traces=True)  # the estimates, hence the effective outcomes, follow
+        # like an outcome the analyst marks: the runs, counts and inspector refresh (the runs themselves did not change)
+        self.annotations_changed.emit()
 
     def effective_traces(self, trace_ids: Iterable[str] | None = None) -> pl.DataFrame:
         """Traces (TRACE_COLUMNS) with the effective outcome: the analyst's, else recorded, else estimated.

@@ -202,7 +202,7 @@ def test_session_estimates_read_the_judge_cues_an_analysis_asked(monkeypatch: py
     s.add_load_result(LoadResult(traces=traces_frame(unknown), steps=steps_frame(unknown), formats={"generic": 40}))
     before = dict(s.outcome_estimates().iter_rows())
     changed: list[bool] = []
-    s.traces_changed.connect(lambda: changed.append(True))
+    s.annotations_changed.connect(lambda: changed.append(True))
     values, _ = judge_cue_values(FakeJudge(), unknown)
     s.set_judge_cues(values)
     after = dict(s.outcome_estimates().iter_rows())
