@@ -102,6 +102,11 @@ def _judge_section(models: Any) -> list[str]:
         f"{_fmt(meta.get('cheap_loso_auc'))} without. The judge's answer alone (1 - P(Yes), nothing fitted) ranks "
         f"the runs with AUC {_fmt(meta.get('judge_alone_auc'))}.",
         "",
+        "In the app, the question is asked by an analysis that has a judge loaded (in its worker, never on the UI",
+        "thread), of the runs whose outcome is estimated, and only when the params use the judge model; those runs",
+        "are then estimated with it, the others with the cheap model. When the params do not use it, a loaded judge",
+        "is never asked this question.",
+        "",
     ]
 
 
