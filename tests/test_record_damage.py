@@ -137,3 +137,28 @@ def test_one_damaged_span_or_step_line_costs_only_its_part(
 def test_span_and_step_line_files_are_covered() -> None:
     covered = {imp for imp, *_ in PART_SAMPLES}
     assert {"langsmith", "phoenix", "otel_sdk", "generic", "codex_cli"} <= covered, covered
+
+
+INSPECT_CASES = [c for c in CASES if c.values[0] == "inspect_json"]
+
+
+@pytest.mark.parametrize(("importer_id", "path", "base", "span", "kind"), INSPECT_CASES)
+def test_a_streamed_inspect_log_loses_only_the_damaged_sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              importer_id: str, path: Path, base: dict[str, str],
+                                                              span: tuple[str, int, int], kind: str) -> None:
+    """An Inspect ``.json`` over the whole-read size streams with ijson; where ijson stops (NaN,
+    ``1e400``, a 2^64 integer, a damaged sample) the lenient reader reads the rest."""
+    from plugins.importers import inspect_ai
+
+    monkeypatch.setattr(inspect_ai, "WHOLE_READ_BYTES", 0)  # every log takes the streaming path
+    test_one_damaged_record_costs_only_itself(tmp_path, importer_id, path, base, span, kind)
+
+
+@pytest.mark.parametrize("path", sorted({c.values[1] for c in INSPECT_CASES}), ids=lambda p: p.name)
+def test_a_streamed_inspect_log_with_a_byte_order_mark(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       path: Path) -> None:
+    from plugins.importers import inspect_ai
+
+    monkeypatch.setattr(inspect_ai, "WHOLE_READ_BYTES", 0)
+    base = fuzzing.record_runs(load([path], host=HOST, cache=None))
+    test_a_byte_order_mark_costs_nothing(tmp_path, "inspect_json", path, base)

@@ -798,7 +798,9 @@ class InspectJsonImporter:
 
         A log up to :data:`WHOLE_READ_BYTES` is parsed whole by the lenient reader (NaN, big
         integers, lone surrogates and a BOM are read; a damaged sample costs only itself); a
-        bigger one streams the samples array with ijson (when installed).
+        bigger one streams the samples array with ijson (when installed), and where the stream
+        stops (a token ijson refuses, a damaged sample) the rest is read by the lenient reader,
+        up to ``load_limits.max_document_bytes``.
         """
         try:
             import ijson  # noqa: F401
@@ -847,7 +849,10 @@ class InspectJsonImporter:
             try:
                 header = _stream_json_header(fh)
             except (ijson.JSONError, ValueError) as exc:
-                raise ImportFailure(imsg("inspect_invalid", error=_first_line(exc))) from None
+                # a token the streaming parser refuses (NaN, 1e400, a 2^64 integer, a BOM) or damage
+                # in the header: the lenient whole read decides, within the document cap
+                yield from self._read_lenient_rest(path, ctx, 0, _first_line(exc), header_failed=True)
+                return
         if "eval" not in header:
             raise ImportFailure(imsg("inspect_no_eval"))
         i = -1
@@ -861,7 +866,43 @@ class InspectJsonImporter:
                     if t is not None:
                         yield t
             except (ijson.JSONError, ValueError) as exc:
-                ctx.error(f"samples[{i + 1}]", imsg("inspect_invalid_here", error=_first_line(exc)))
+                yield from self._read_lenient_rest(path, ctx, i + 1, _first_line(exc))
                 return
         if i < 0:
             raise ImportFailure(imsg("inspect_no_samples_stream"))
+
+    def _read_lenient_rest(self, path: Path, ctx: ImportContext, start: int, error: str, *,
+                           header_failed: bool = False) -> Iterator[Trajectory]:
+        """After the streaming parser stopped at sample ``start``: that sample and the rest, read whole.
+
+        The streaming parser (ijson) refuses what the lenient reader accepts (``NaN``, ``1e400``,
+        integers beyond 64 bits, a byte-order mark, lone surrogates) and cannot resync after a damaged
+        sample. Up to ``load_limits.max_document_bytes`` the whole document is then read by the lenient
+        reader (a damaged sample costs only itself) and the samples from ``start`` on are yielded;
+        the ones before it were already read. Above that cap the rest is one error naming the sample
+        where the stream stopped.
+        """
+        try:
+            doc = read_json_document(path, records=("samples",))
+        except ImportFailure:  # over the document cap, or beyond salvage: the stream's own words
+            if header_failed:
+                raise ImportFailure(imsg("inspect_invalid", error=error)) from None
+            ctx.error(f"samples[{start}]", imsg("inspect_invalid_here", error=error))
+            return
+        if not isinstance(doc, dict) or "eval" not in doc or not isinstance(doc.get("samples"), list):
+            if header_failed:
+                raise ImportFailure(imsg("inspect_invalid", error=error))
+            ctx.error(f"samples[{start}]", imsg("inspect_invalid_here", error=error))
+            return
+        header = {k: v for k, v in doc.items() if k != "samples"}
+        samples = doc["samples"]
+        for i in range(start, len(samples)):
+            if ctx.cancel.cancelled:
+                return
+            sample = samples[i]
+            if isinstance(sample, DamagedRecord):
+                ctx.error(f"samples[{i}]", sample.message)
+                continue
+            t = _one(sample, header, f"samples[{i}]", ctx)
+            if t is not None:
+                yield t
