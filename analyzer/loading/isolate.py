@@ -13,11 +13,11 @@ only when a file needs it.
 The worker is started with ``spawn`` (a fresh interpreter; ``fork`` is unsafe in a process
 with Qt or polars threads). It rebuilds the importer from the spec's ``module:callable``.
 
-The worker hands its frames back as uncompressed Arrow IPC files in a private temporary folder
-(on ``/dev/shm`` when it has room, :func:`_handoff_dir`), which the parent memory-maps into its
-frames (:func:`_take`; Arrow's layout is polars' own: no copy, no conversion) instead of
-receiving them pickled through a pipe (a serialisation on each side and the pipe in between
-cost more than the read itself for a 100 MB file). One worker is kept warm between loads for ``LoadLimits.worker_idle_seconds`` (:func:`acquire_worker`,
+The worker hands its frames back as uncompressed Arrow IPC files in a private temporary folder,
+which the parent memory-maps into its frames (:func:`_take`; Arrow's layout is polars' own: no
+copy, no conversion) instead of receiving them pickled through a pipe (a serialisation on each
+side and the pipe in between cost more than the read itself for a 100 MB file). One
+worker is kept warm between loads for ``LoadLimits.worker_idle_seconds`` (:func:`acquire_worker`,
 :func:`release_worker`): its start, an interpreter importing the readers, costs about as much as
 reading 100 MB. A load that finds it busy (another thread is loading) gets a worker of its own.
 """
@@ -93,7 +93,7 @@ def _child_read(path: str, spec: ImporterSpec, limits: LoadLimits, sys_path: lis
             sys.path.append(entry)
     read = _read_in_child(path, spec, limits)
     try:
-        folder = tempfile.mkdtemp(prefix="trajscope-worker-", dir=_handoff_dir(read))
+        folder = tempfile.mkdtemp(prefix="trajscope-worker-")
     except OSError:
         return read  # no room for the files: send the frames through the pipe
     try:
@@ -103,26 +103,6 @@ def _child_read(path: str, spec: ImporterSpec, limits: LoadLimits, sys_path: lis
         shutil.rmtree(folder, ignore_errors=True)
         return read
     return _Handoff(folder, read.errors, read.notes)
-
-
-_SHM = "/dev/shm"
-
-
-def _handoff_dir(read: FileRead) -> str | None:
-    """Where the worker writes its frames: the shared-memory filesystem when it has room.
-
-    A file there is RAM the parent maps as it is (no block allocation or journal on a disk
-    filesystem, and nothing to free on disk afterwards); it is used only with twice the frames'
-    size free (a container's ``/dev/shm`` is often 64 MB), else the default temporary folder.
-    """
-    if os.name != "posix" or not os.path.isdir(_SHM) or not os.access(_SHM, os.W_OK):
-        return None
-    need = 2 * (read.traces.estimated_size() + read.steps.estimated_size()) + (16 << 20)
-    try:
-        st = os.statvfs(_SHM)
-    except OSError:
-        return None
-    return _SHM if st.f_bavail * st.f_frsize >= need else None
 
 
 def _take(got: _Handoff | FileRead) -> FileRead:

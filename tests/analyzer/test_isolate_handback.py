@@ -17,8 +17,7 @@ SAMPLES = [ROOT / "sample_traces" / "generic", ROOT / "sample_traces" / "harbor_
 
 
 def _worker_folders() -> set[str]:
-    return {f for base in (tempfile.gettempdir(), isolate._SHM)
-            for f in glob.glob(os.path.join(base, "trajscope-worker-*"))}
+    return set(glob.glob(os.path.join(tempfile.gettempdir(), "trajscope-worker-*")))
 
 
 def test_worker_frames_equal_in_process_frames_and_leave_no_files() -> None:
@@ -57,17 +56,3 @@ def test_idle_zero_stops_the_worker_when_the_load_ends() -> None:
     w = isolate.acquire_worker(limits)
     isolate.release_worker(w)
     assert isolate.acquire_worker(limits) is not w
-
-
-def test_the_handoff_goes_to_shared_memory_only_with_room(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    res = load([ROOT / "sample_traces" / "generic"], cache=None, limits=LoadLimits(isolate_min_bytes=-1))
-    read = isolate.FileRead(res.traces, res.steps, [], [])
-    room = isolate._handoff_dir(read)
-    assert room in (None, isolate._SHM)
-    if room is not None:  # a full /dev/shm (a container's 64 MB) falls back to the temporary folder
-
-        class Full:
-            f_bavail, f_frsize = 1, 4096
-
-        monkeypatch.setattr(isolate.os, "statvfs", lambda _p: Full())
-        assert isolate._handoff_dir(read) is None
