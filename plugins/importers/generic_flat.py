@@ -328,6 +328,45 @@ class FlatReader:
         return runs.select([exprs.get(c.name, pl.col(c.name)).cast(c.dtype).alias(c.name) for c in TRACE_COLUMNS])
 
 
+def _head_keys(path: Path, max_bytes: int = 1 << 20) -> set[str]:
+    """The keys of the objects on the whole lines of the file's first ``max_bytes`` (a sample)."""
+    with path.open("rb") as fh:
+        head = fh.read(max_bytes)
+    keys: set[str] = set()
+    for line in head.split(b"\n")[:-1]:  # the last piece may be a cut line
+        if not line.strip():
+            continue
+        try:
+            obj = loads(line, "line")
+        except ImportFailure:
+            continue
+        if isinstance(obj, dict):
+            keys.update(obj)
+    return keys
+
+
+def _scan(path: Path) -> pl.DataFrame:
+    """The whole file parsed with :data:`LINE_SCHEMA` (raises what polars raises).
+
+    polars pays for every schema column on every line, present or not, so the columns that no
+    line of the file's head uses are first read as ``pl.Null``, which costs nothing; polars
+    raises on any non-null value in such a column, and the file is then read again with the
+    full schema. So the frame is always the full-schema frame, usually at the cost of the
+    columns the file has.
+    """
+    head = _head_keys(path)
+    absent = [k for k in LINE_SCHEMA if k not in head]
+    if absent:
+        narrow = {k: (pl.Null if k in absent else v) for k, v in LINE_SCHEMA.items()}
+        try:
+            df = pl.scan_ndjson(path, schema=narrow).collect(engine="streaming")
+        except Exception:  # a column the head does not use has a value further down
+            pass
+        else:
+            return df.with_columns([pl.col(k).cast(LINE_SCHEMA[k]) for k in absent])
+    return pl.scan_ndjson(path, schema=LINE_SCHEMA).collect(engine="streaming")
+
+
 def read_whole(path: Path, ctx: ImportContext) -> pl.DataFrame | None:
     """Fast path: the whole file in one polars streaming scan, or None to read it in blocks.
 
@@ -339,7 +378,7 @@ def read_whole(path: Path, ctx: ImportContext) -> pl.DataFrame | None:
     with ThreadPoolExecutor(max_workers=1) as pool:  # count lines while polars parses
         stats_job = pool.submit(line_stats, path)
         try:
-            df = pl.scan_ndjson(path, schema=LINE_SCHEMA).collect(engine="streaming")
+            df = _scan(path)
         except Exception:
             df = None
         stats = stats_job.result()

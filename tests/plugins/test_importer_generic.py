@@ -176,6 +176,26 @@ def test_flat_block_path_matches_fast_path_on_sample() -> None:
         assert blocks[0].equals(fast[0]) and blocks[1].equals(fast[1]) and blocks[2] == fast[2] == []
 
 
+def test_flat_columns_first_used_past_the_head_are_read(tmp_path: Path) -> None:
+    """The one-scan path reads the columns the file's first MB does not use as nulls first; a
+    value further down (a key, a run key, an object) makes it read the file again in full."""
+    filler = "x" * 2000
+    rows = [_row(f"r{i // 20}", i % 20, text=filler) for i in range(700)]  # > 1 MB without the late keys
+    assert len(orjson.dumps(rows)) > 1 << 20
+    late = [dict(rows[-1], span_id="s-late", metadata={"k": 1}, gold_reason="late reason")]
+    for tail in ([], late):
+        path = _write(tmp_path / f"late{len(tail)}.jsonl", [*rows[:-1], *(tail or rows[-1:])])
+        fast = _read(path)
+        blocks = _read(path, chunk_bytes=1 << 16, whole_file=False)
+        assert fast[0].equals(blocks[0]) and fast[1].equals(blocks[1]) and fast[2] == blocks[2] == []
+        last = fast[1].row(-1, named=True)
+        if tail:
+            assert last["span_id"] == "s-late" and last["metadata_json"] == '{"k": 1}'
+            assert fast[0].row(-1, named=True)["gold_reason"] == "late reason"
+        else:
+            assert last["span_id"] is None and fast[1]["metadata_json"].null_count() == fast[1].height
+
+
 def test_flat_interleaved_runs_and_late_run_keys(tmp_path: Path) -> None:
     rows = [
         _row("b", 0, task="task b"),
