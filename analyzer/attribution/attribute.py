@@ -18,20 +18,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import polars as pl
 
 from analyzer.attribution.features import FEATURE_NAMES
 from analyzer.attribution.ranker import softmax
 from analyzer.attribution.rationale import Rationale, explain, ranking_tail, simple
-from analyzer.detection.text import (
-    acts,
-    agent_identity,
-    echoes_prompt,
-    is_decision,
-    is_handoff,
-    runs_code,
-)
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
+from analyzer.signals.steps import table_for, table_of_steps
 from analyzer.taxonomy import CATEGORY_IDS, Category
 
 _EPS = 1e-4
@@ -112,29 +106,34 @@ def agent_mass(agents: Sequence[str], logits: np.ndarray, temperature: float) ->
     return dict(sorted(mass.items(), key=lambda kv: -kv[1]))
 
 
-def actor_share(steps: Sequence[Step]) -> dict[str, float]:
+def actor_share(steps: Sequence[Step], table: pl.DataFrame | None = None) -> dict[str, float]:
     """Each agent's share of the run's acting decisions (tool calls, code blocks, action sections).
 
-    Empty when no decision acts.
+    Empty when no decision acts. ``table`` is the run's step-signal table (``acts``, ``agent``;
+    computed when None).
     """
+    tab = table_of_steps(steps, table)
     counts: dict[str, int] = {}
-    for s in steps:
-        if acts(s):
-            a = agent_identity(s)
+    for acting, a in zip(tab["acts"].to_list(), tab["agent"].to_list(), strict=True):
+        if acting:
             counts[a] = counts.get(a, 0) + 1
     total = sum(counts.values())
     return {a: c / total for a, c in counts.items()} if total else {}
 
 
-def first_runner(steps: Sequence[Step]) -> tuple[str, int] | None:
+def first_runner(steps: Sequence[Step], table: pl.DataFrame | None = None) -> tuple[str, int] | None:
     """The agent that first runs something, and the step where it does (None when no step does).
 
-    Running is a tool call, an action or a runnable code block (:func:`runs_code`); a JSON
-    command block, a logged prompt or a handoff to another agent (:func:`is_handoff`) is not.
+    Running is a tool call, an action or a runnable code block (the table's ``runs_code``,
+    :func:`~analyzer.detection.text.runs_code`); a JSON command block, a logged prompt or a
+    handoff to another agent (``handoff``) is not. ``table`` is the run's step-signal table
+    (computed when None).
     """
-    for s in steps:
-        if runs_code(s) and not is_handoff(s):
-            return agent_identity(s), s.index
+    tab = table_of_steps(steps, table)
+    for i, a, runs, handoff in zip(tab["step"].to_list(), tab["agent"].to_list(), tab["runs_code"].to_list(),
+                                   tab["handoff"].to_list(), strict=True):
+        if runs and not handoff:
+            return a, i
     return None
 
 
@@ -206,6 +205,7 @@ def choose_category(
     findings: Sequence[Finding],
     features: np.ndarray | None = None,
     judge_dist: Mapping[str, float] | None = None,
+    table: pl.DataFrame | None = None,
 ) -> tuple[str, str]:
     """Category of the failure at ``step`` and a short reason.
 
@@ -213,7 +213,8 @@ def choose_category(
     distribution (if any) is blended in at half weight. Without any evidence, simple
     structural defaults apply (first decision -> planning error, etc.); on a step that logs the
     prompt the model was given (:func:`~analyzer.detection.text.echoes_prompt`) the defaults read
-    from its words (claims, numbers) do not apply: they are the prompt's.
+    from its words (claims, numbers) do not apply: they are the prompt's. ``table`` is the run's
+    step-signal table (``echoes_prompt``; computed when None and needed).
     """
     votes: dict[str, float] = {}
     for f in findings:
@@ -237,7 +238,7 @@ def choose_category(
         row = features[step]
         if row[col["observation"]] and trajectory.steps[step].is_error:
             return Category.ENVIRONMENT_FAILURE.value, "error output at the step"
-        if echoes_prompt(trajectory.steps[step]):
+        if table_for(trajectory, None, table)["echoes_prompt"][step]:
             # the words are the prompt's instructions ("if you finish the task ..."), not the agent's claims
             row = row.copy()
             row[[col["assume"], col["new_numbers_prose_log"], col["verify"], col["done"]]] = 0.0
@@ -266,6 +267,7 @@ def attribute(
     first_runner_weight: float = 0.0,
     uncertain_below: float = 0.0,
     uncertain_top: int = 3,
+    table: pl.DataFrame | None = None,
 ) -> Attribution:
     """Rank the steps of a failed run and name the decisive one.
 
@@ -289,9 +291,11 @@ def attribute(
             uncertain: ``uncertain_steps`` then names the ``uncertain_top`` best candidates and
             the rationale says so (the params' fitted threshold; 0 never is uncertain).
         uncertain_top: How many candidates an uncertain answer names.
+        table: The run's step-signal table (:func:`~analyzer.signals.steps.table_for`); computed when None.
     """
     steps = trajectory.steps
-    if not steps or not any(is_decision(s) for s in steps):
+    tab = table_for(trajectory, None, table)
+    if not steps or not tab["decision"].any():
         why = simple("run_no_steps" if not steps else "run_no_agent_steps")
         return Attribution([], np.zeros(len(steps)), None, None, None, None, why.render(), explanation=why)
     final = combine_with_judge(logits, judge_p or {}, judge_weight)
@@ -302,15 +306,15 @@ def attribute(
     best = cands[0]
     confidence = round(best.probability, 4)
     unsure = uncertain_candidates(cands, confidence, uncertain_below, uncertain_top)
-    agents = [agent_identity(s) for s in steps]
+    agents: list[str] = tab["agent"].to_list()
     share = agent_mass(agents, final, agent_temperature)
     by_mass = responsible_agent(agents, final, agent_temperature)
-    actors = actor_share(steps) if actor_weight else {}
-    first = first_runner(steps) if first_runner_weight else None
+    actors = actor_share(steps, tab) if actor_weight else {}
+    first = first_runner(steps, tab) if first_runner_weight else None
     agent = responsible_agent(agents, final, agent_temperature, actors, actor_weight,
                               first[0] if first else None, first_runner_weight)
     by_actions = responsible_agent(agents, final, agent_temperature, actors, actor_weight)
-    category, _ = choose_category(trajectory, best.step, findings, features, judge_dist)
+    category, _ = choose_category(trajectory, best.step, findings, features, judge_dist, tab)
     runner = cands[1] if len(cands) > 1 else None
     named_first = first is not None and agent == first[0] and agent != by_actions
     explanation = explain(trajectory, best.step, category, findings, ranking_tail(
@@ -318,7 +322,7 @@ def attribute(
         agent=agent if agent != agents[best.step] else None, agent_share=share.get(agent),
         actor_share=actors.get(agent) if agent != by_mass and not named_first else None,
         first_run_step=first[1] if named_first and first is not None else None,
-        judge_reranked=len(judge_p or {}), uncertain_steps=unsure))
+        judge_reranked=len(judge_p or {}), uncertain_steps=unsure), table=tab)
     return Attribution(
         candidates=cands, probs=probs, decisive_step=best.step, decisive_agent=agent,
         category=category, confidence=confidence, rationale=explanation.render(),

@@ -507,17 +507,23 @@ def names_error(error: str, reply: str) -> bool:
     return shared >= 3 or (shared >= 1 and 2 * shared >= len(key))
 
 
-def responds_to_error(reply: Step, error: Step, failed: Step | None = None) -> bool:
+def responds_to_error(reply: Step, error: Step, failed: Step | None = None,
+                      signatures: tuple[str | None, str | None] | None = None) -> bool:
     """Whether decision ``reply`` responds to the error output ``error`` of ``failed``'s action.
 
     It does when it acts otherwise than the failed action (a changed script, another tool, a
     wait: a change of strategy needs no words about the error), or when its words mention an
     error or a revision (:data:`ERROR_MENTION_RE`, :data:`REVISION_RE`) or take up the error's
     subject (:func:`names_error`). An unchanged retry responds only through its words outside
-    the action: the failing code names the error's subject too.
+    the action: the failing code names the error's subject too. ``signatures`` gives the
+    :func:`action_signature` of ``failed`` and ``reply`` when the caller has them (the step-signal
+    table's column).
     """
-    old = _signature(failed) if failed is not None else None
-    new = _signature(reply)
+    if signatures is not None:
+        old, new = signatures
+    else:
+        old = _signature(failed) if failed is not None else None
+        new = _signature(reply)
     if old is not None and new is not None:
         if old != new and jaccard(shingles(old), shingles(new)) < UNCHANGED_ACTION:
             return True

@@ -279,10 +279,27 @@ def table_for(trajectory: Trajectory, ctx: DetectionContext | None = None,
     also works on its own.
     """
     for have in (table, ctx.step_table if ctx is not None else None):
-        if isinstance(have, pl.DataFrame) and have.height == len(trajectory.steps) and \
-                tuple(have.columns) == STEP_SIGNAL_NAMES:
+        if _consistent(have, len(trajectory.steps)):
+            assert have is not None
             return have
     return step_signals(trajectory)
+
+
+def _consistent(table: pl.DataFrame | None, n: int) -> bool:
+    """Whether ``table`` is a step-signal table of a run of ``n`` steps (one row per step, the documented columns)."""
+    return isinstance(table, pl.DataFrame) and table.height == n and tuple(table.columns) == STEP_SIGNAL_NAMES
+
+
+def table_of_steps(steps: Sequence[Step], table: pl.DataFrame | None = None) -> pl.DataFrame:
+    """:func:`table_for` for callers that hold only the steps.
+
+    Their task is unknown: the task-dependent columns then read an empty task (the kind, agent and
+    action columns do not depend on it).
+    """
+    if _consistent(table, len(steps)):
+        assert table is not None
+        return table
+    return step_signals(Trajectory.model_construct(id="", task="", steps=list(steps)))
 
 
 def steps_markdown() -> str:
