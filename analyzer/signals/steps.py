@@ -285,6 +285,11 @@ def table_for(trajectory: Trajectory, ctx: DetectionContext | None = None,
     return step_signals(trajectory)
 
 
+def columns_of(table: pl.DataFrame) -> dict[str, list[Any]]:
+    """The table's columns as Python lists (what a per-step loop reads), by name."""
+    return {name: table.get_column(name).to_list() for name in table.columns}
+
+
 def _consistent(table: pl.DataFrame | None, n: int) -> bool:
     """Whether ``table`` is a step-signal table of a run of ``n`` steps (one row per step, the documented columns)."""
     return isinstance(table, pl.DataFrame) and table.height == n and tuple(table.columns) == STEP_SIGNAL_NAMES
