@@ -22,6 +22,7 @@ from analyzer.plugin_host.registry import PluginHost
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Trajectory
 from analyzer.signals.columns import RUN_SIGNAL_NAMES, STEP_SIGNAL_NAMES
+from analyzer.signals.steps import with_table
 
 if TYPE_CHECKING:
     from analyzer.analysis.result import RunAnalysis
@@ -91,6 +92,7 @@ def run_signals(trajectory: Trajectory, ctx: DetectionContext, host: PluginHost,
     """
     result = SignalRun()
     n = len(trajectory.steps)
+    ctx = with_table(trajectory, ctx)  # one step-signal table for every detector of the run
     for spec in host.detectors():
         if only is not None and spec.id not in only:
             continue

@@ -18,6 +18,7 @@ The table knows nothing of how a signal is weighed (no import of :mod:`analyzer.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import polars as pl
@@ -283,6 +284,17 @@ def table_for(trajectory: Trajectory, ctx: DetectionContext | None = None,
             assert have is not None
             return have
     return step_signals(trajectory)
+
+
+def with_table(trajectory: Trajectory, ctx: DetectionContext) -> DetectionContext:
+    """``ctx`` carrying the run's step-signal table: itself when it carries a consistent one, else a copy with one.
+
+    The detector runners call it once per run, so that detectors given a context without a table
+    (a caller that did not compute one) do not each compute their own.
+    """
+    if _consistent(ctx.step_table, len(trajectory.steps)):
+        return ctx
+    return replace(ctx, step_table=step_signals(trajectory))
 
 
 def columns_of(table: pl.DataFrame) -> dict[str, list[Any]]:
