@@ -47,7 +47,7 @@ from analyzer.plugin_host.registry import PluginHost, default_host
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Outcome, Trajectory
 from analyzer.signals.run import apply_signals
-from analyzer.signals.steps import step_signals, table_for
+from analyzer.signals.steps import columns_of, step_signals, table_for
 
 EMBED_CHARS = 1500
 """Characters of each step embedded (the embedder truncates to ~256 tokens anyway)."""
@@ -273,7 +273,7 @@ def analyze_run(
     if n and failed_or_unknown:
         judge_p: dict[int, float] | None = None
         top_k = opts.judge_top_k if opts.judge_top_k is not None else ranker.params.judge_top_k
-        decides = bool(table["decision"].any())  # a run that errored before the agent acted has none
+        decides = any(columns_of(table)["decision"])  # a run that errored before the agent acted has none
         if judge.judge is not None and top_k > 0 and ranker.params.judge_weight != 0.0 and decides:
             top = [int(k) for k in np.argsort(-logits, kind="stable")[:top_k]]
             j = judge.judge

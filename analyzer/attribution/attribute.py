@@ -25,7 +25,7 @@ from analyzer.attribution.ranker import softmax
 from analyzer.attribution.rationale import Rationale, explain, ranking_tail, simple
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
-from analyzer.signals.steps import table_for, table_of_steps
+from analyzer.signals.steps import columns_of, table_for, table_of_steps
 from analyzer.taxonomy import CATEGORY_IDS, Category
 
 _EPS = 1e-4
@@ -114,7 +114,8 @@ def actor_share(steps: Sequence[Step], table: pl.DataFrame | None = None) -> dic
     """
     tab = table_of_steps(steps, table)
     counts: dict[str, int] = {}
-    for acting, a in zip(tab["acts"].to_list(), tab["agent"].to_list(), strict=True):
+    t = columns_of(tab)
+    for acting, a in zip(t["acts"], t["agent"], strict=True):
         if acting:
             counts[a] = counts.get(a, 0) + 1
     total = sum(counts.values())
@@ -130,8 +131,8 @@ def first_runner(steps: Sequence[Step], table: pl.DataFrame | None = None) -> tu
     (computed when None).
     """
     tab = table_of_steps(steps, table)
-    for i, a, runs, handoff in zip(tab["step"].to_list(), tab["agent"].to_list(), tab["runs_code"].to_list(),
-                                   tab["handoff"].to_list(), strict=True):
+    t = columns_of(tab)
+    for i, a, runs, handoff in zip(t["step"], t["agent"], t["runs_code"], t["handoff"], strict=True):
         if runs and not handoff:
             return a, i
     return None
@@ -238,7 +239,7 @@ def choose_category(
         row = features[step]
         if row[col["observation"]] and trajectory.steps[step].is_error:
             return Category.ENVIRONMENT_FAILURE.value, "error output at the step"
-        if table_for(trajectory, None, table)["echoes_prompt"][step]:
+        if columns_of(table_for(trajectory, None, table))["echoes_prompt"][step]:
             # the words are the prompt's instructions ("if you finish the task ..."), not the agent's claims
             row = row.copy()
             row[[col["assume"], col["new_numbers_prose_log"], col["verify"], col["done"]]] = 0.0
@@ -295,7 +296,7 @@ def attribute(
     """
     steps = trajectory.steps
     tab = table_for(trajectory, None, table)
-    if not steps or not tab["decision"].any():
+    if not steps or not any(columns_of(tab)["decision"]):
         why = simple("run_no_steps" if not steps else "run_no_agent_steps")
         return Attribution([], np.zeros(len(steps)), None, None, None, None, why.render(), explanation=why)
     final = combine_with_judge(logits, judge_p or {}, judge_weight)
@@ -306,7 +307,7 @@ def attribute(
     best = cands[0]
     confidence = round(best.probability, 4)
     unsure = uncertain_candidates(cands, confidence, uncertain_below, uncertain_top)
-    agents: list[str] = tab["agent"].to_list()
+    agents: list[str] = columns_of(tab)["agent"]
     share = agent_mass(agents, final, agent_temperature)
     by_mass = responsible_agent(agents, final, agent_temperature)
     actors = actor_share(steps, tab) if actor_weight else {}

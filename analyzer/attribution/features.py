@@ -16,7 +16,7 @@ import polars as pl
 
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Trajectory
-from analyzer.signals.steps import table_for
+from analyzer.signals.steps import columns_of, table_for
 from analyzer.taxonomy import Category
 
 FINDING_CATEGORIES: tuple[str, ...] = tuple(c.value for c in Category if c != Category.OTHER)
@@ -147,8 +147,8 @@ def evidence_parts(trajectory: Trajectory, findings: Sequence[Finding],
     """
     n = len(trajectory.steps)
     tab = table_for(trajectory, None, table)
-    decision = tab["decision"].to_list()
-    unresolved = tab["unresolved_error"].to_list()
+    t = columns_of(tab)
+    decision, unresolved = t["decision"], t["unresolved_error"]
     live = [f for f in findings if f.source != "judge_category" and 0 <= f.step < n]
     first_of: dict[str, int] = {}
     for f in sorted(live, key=lambda f: f.step):
@@ -201,11 +201,12 @@ def role_features(trajectory: Trajectory, step_embeddings: np.ndarray | None = N
     if n == 0:
         return out
     tab = table_for(trajectory, None, table)
-    brief = tab["briefing"].to_list()
-    dec = tab["decision"].to_numpy()
+    cols = columns_of(tab)
+    brief = cols["briefing"]
+    dec = np.array(cols["decision"], dtype=bool)
     order = [s.index for s in steps if dec[s.index] and not brief[s.index]]
-    agents = tab["agent"].to_list()
-    acting = tab["acts"].to_list()
+    agents = cols["agent"]
+    acting = cols["acts"]
     n_act: dict[str, int] = {}
     n_dec: dict[str, int] = {}
     first: dict[str, int] = {}
@@ -230,11 +231,11 @@ def role_features(trajectory: Trajectory, step_embeddings: np.ndarray | None = N
             out["top_actor_first_turn"][i] = float(t == 0 and several)
             out["top_actor_second_turn"][i] = float(t == 1)
             out["top_actor_first_act"][i] = float(i == first_act)
-    runs, handoff = tab["runs_code"].to_list(), tab["handoff"].to_list()
+    runs, handoff = cols["runs_code"], cols["handoff"]
     runner = next((s.index for s in steps if runs[s.index] and not handoff[s.index]), None)
     if runner is not None:
         out["first_run"][runner] = 1.0
-    out["len_z"] = _within_z(np.array([math.log1p(v) for v in tab["text_len"].to_list()]), dec)
+    out["len_z"] = _within_z(np.array([math.log1p(v) for v in cols["text_len"]]), dec)
     if step_embeddings is not None and len(step_embeddings) == n and n > 1:
         e = np.asarray(step_embeddings, dtype=np.float64)
         later = np.zeros(n)
@@ -246,7 +247,7 @@ def role_features(trajectory: Trajectory, step_embeddings: np.ndarray | None = N
         out["task_sim_z"] = _within_z(sim, dec)
         nxt = np.zeros(n)
         has = np.zeros(n, dtype=bool)
-        next_obs = tab["next_observation"].to_list()
+        next_obs = cols["next_observation"]
         for i in order:
             o = next_obs[i]
             if o is not None:
@@ -285,7 +286,7 @@ def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
     if n == 0:
         return x
     tab = table_for(trajectory, None, table)
-    t = {name: tab[name].to_list() for name in tab.columns}
+    t = columns_of(tab)
     col = {name: k for k, name in enumerate(FEATURE_NAMES)}
     err_idx = [s.index for s in steps if t["observation"][s.index] and t["is_error"][s.index]]
     first_err = err_idx[0] if err_idx else None

@@ -43,7 +43,7 @@ from analyzer.detection.messages import TERM_LABELS
 from analyzer.detection.text import content_words, error_text, jaccard
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
-from analyzer.signals.steps import table_for
+from analyzer.signals.steps import columns_of, table_for
 from analyzer.taxonomy import BY_ID, Category
 
 _ERROR_OUTPUT_RE = re.compile(
@@ -135,8 +135,9 @@ def _error_columns(steps: Sequence[Step], x: np.ndarray, params: CurveParams, ta
     row, or passing tests.
     """
     passing = np.zeros(len(steps), dtype=bool)
-    decision, observation = table["decision"].to_list(), table["observation"].to_list()
-    sigs: list[str | None] = table["action_signature"].to_list()
+    t = columns_of(table)
+    decision, observation = t["decision"], t["observation"]
+    sigs: list[str | None] = t["action_signature"]
     last_action: Step | None = None
     open_words: frozenset[str] | None = None  # first error's words while an episode is open
     failed_tool: str | None = None
@@ -204,7 +205,8 @@ def _alignment_column(steps: Sequence[Step], alignment: Sequence[float], params:
     """
     n = len(steps)
     col = np.zeros(n)
-    decision, words = table["decision"].to_list(), table["content_words"].to_list()
+    t = columns_of(table)
+    decision, words = t["decision"], t["content_words"]
     idx = [s.index for s in steps if decision[s.index] and words[s.index] >= params.align_min_words]
     if len(idx) < params.align_min_steps:
         return col
@@ -265,7 +267,7 @@ def term_matrix(
     tab = table_for(trajectory, None, table)
     passing = _error_columns(steps, x, p, tab)
     _finding_columns(findings, x)
-    align = alignment if alignment is not None and len(alignment) == n else tab["lexical_alignment"].to_list()
+    align = alignment if alignment is not None and len(alignment) == n else columns_of(tab)["lexical_alignment"]
     a = _alignment_column(steps, align, p, tab)
     unreadable = np.isnan(a)  # a NaN alignment or judge value says nothing, not even to the tests-pass rule
     x[:, _COL["alignment_fall"]] = np.nan_to_num(a, nan=0.0)

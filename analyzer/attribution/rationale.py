@@ -68,7 +68,7 @@ from analyzer.messages import (
 )
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, StepKind, Trajectory
-from analyzer.signals.steps import table_for
+from analyzer.signals.steps import columns_of, table_for
 from analyzer.taxonomy import CATEGORY_IDS, Category
 
 SECONDARY_QUOTE = 120
@@ -306,10 +306,11 @@ class _Builder:
 
     def __post_init__(self) -> None:
         tab = table_for(self.trajectory, None, self.table)
-        self.decision, self.observation = tab["decision"].to_list(), tab["observation"].to_list()
-        self.signature = tab["action_signature"].to_list()
-        self.next_obs, self.source = tab["next_observation"].to_list(), tab["source_decision"].to_list()
-        self.boilerplate = recurring_prompt_text(self.trajectory.steps, tab["echoes_prompt"].to_list())
+        t = columns_of(tab)
+        self.decision, self.observation = t["decision"], t["observation"]
+        self.signature = t["action_signature"]
+        self.next_obs, self.source = t["next_observation"], t["source_decision"]
+        self.boilerplate = recurring_prompt_text(self.trajectory.steps, t["echoes_prompt"])
 
     def responds(self, reply: Step, error: Step, failed: Step | None) -> bool:
         """:func:`~analyzer.detection.text.responds_to_error` with the table's action signatures."""

@@ -17,6 +17,7 @@ The table knows nothing of how a signal is weighed (no import of :mod:`analyzer.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -268,7 +269,9 @@ def step_signals(trajectory: Trajectory) -> pl.DataFrame:
         seen_entities |= entities(text)
     cols["next_observation"] = _next_observations(steps, dec, obs, act, src)
     cols["unresolved_error"] = _unresolved_errors(steps, dec, obs, act, sigs)
-    return pl.DataFrame(cols, schema=SCHEMA)
+    table = pl.DataFrame([pl.Series(name, cols[name], dtype=SCHEMA[name]) for name in STEP_SIGNAL_NAMES])
+    _remember(table, cols)  # the consumers' per-step loops read these lists (columns_of)
+    return table
 
 
 def table_for(trajectory: Trajectory, ctx: DetectionContext | None = None,
@@ -297,9 +300,34 @@ def with_table(trajectory: Trajectory, ctx: DetectionContext) -> DetectionContex
     return replace(ctx, step_table=step_signals(trajectory))
 
 
+_COLUMNS: dict[int, tuple[weakref.ref[pl.DataFrame], dict[str, list[Any]]]] = {}
+"""The lists of :func:`columns_of`, by table (``id``; an entry goes when its table is freed)."""
+
+
 def columns_of(table: pl.DataFrame) -> dict[str, list[Any]]:
-    """The table's columns as Python lists (what a per-step loop reads), by name."""
-    return {name: table.get_column(name).to_list() for name in table.columns}
+    """The table's columns as Python lists (what a per-step loop reads), by name.
+
+    The lists of one table are made once and shared by every consumer of the run (read them, never
+    change them): a run's detectors, features, agent rule and rationale all read the same table.
+    """
+    hit = _COLUMNS.get(id(table))
+    if hit is not None and hit[0]() is table:
+        return hit[1]
+    cols = {name: table.get_column(name).to_list() for name in table.columns}
+    _remember(table, cols)
+    return cols
+
+
+def _remember(table: pl.DataFrame, cols: dict[str, list[Any]]) -> None:
+    """Keep ``cols`` as :func:`columns_of`'s answer for ``table`` while the table lives."""
+    key = id(table)
+
+    def forget(_ref: weakref.ref[pl.DataFrame], key: int = key) -> None:
+        entry = _COLUMNS.get(key)
+        if entry is not None and entry[0] is _ref:
+            del _COLUMNS[key]
+
+    _COLUMNS[key] = (weakref.ref(table, forget), cols)
 
 
 def _consistent(table: pl.DataFrame | None, n: int) -> bool:

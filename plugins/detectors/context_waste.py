@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+from typing import Any
 
 import polars as pl
 
@@ -33,7 +34,7 @@ from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
 from analyzer.signals.run import SignalDetector, SignalOutput
-from analyzer.signals.steps import table_for, table_of_steps
+from analyzer.signals.steps import columns_of, table_for, table_of_steps
 from analyzer.taxonomy import Category
 from plugins.detectors._signals import est_tokens, has_traceback, normalised
 
@@ -47,17 +48,17 @@ def _is_error_output(s: Step) -> bool:
     return s.is_error or has_traceback(s.text[:20000])
 
 
-def _producer(table: pl.DataFrame, i: int) -> str | None:
+def _producer(t: dict[str, list[Any]], i: int) -> str | None:
     """Action signature (tool + arguments, or code) of the decision an observation answers.
 
     That decision is the table's ``source_decision`` (:func:`~analyzer.detection.text.source_decision`):
     a "please run it" between the code and its output does not answer for the output.
     """
-    k = table["source_decision"][i]
+    k = t["source_decision"][i]
     if k is None:
         return None
-    sig: str | None = table["action_signature"][k]
-    return sig if table["acting"][k] else None
+    sig: str | None = t["action_signature"][k]
+    return sig if t["acting"][k] else None
 
 
 def droppable_from(steps: list[Step], table: pl.DataFrame | None = None) -> dict[int, tuple[int, str]]:
@@ -66,7 +67,8 @@ def droppable_from(steps: list[Step], table: pl.DataFrame | None = None) -> dict
     ``table`` is the run's step-signal table (:mod:`analyzer.signals.steps`; computed when None).
     """
     tab = table_of_steps(steps, table)
-    observation = tab["observation"].to_list()
+    t = columns_of(tab)
+    observation = t["observation"]
     out: dict[int, tuple[int, str]] = {}
     first_seen: dict[str, int] = {}
     for s in steps:
@@ -80,7 +82,7 @@ def droppable_from(steps: list[Step], table: pl.DataFrame | None = None) -> dict
     for s in steps:
         if not observation[s.index]:
             continue
-        prod = _producer(tab, s.index)
+        prod = _producer(t, s.index)
         if prod is None:
             continue
         if _is_error_output(s):
@@ -99,7 +101,7 @@ class ContextWaste(SignalDetector):
         steps = trajectory.steps
         n = len(steps)
         tab = table_for(trajectory, ctx)
-        decision = tab["decision"].to_list()
+        decision = columns_of(tab)["decision"]
         calls = [s.index for s in steps if decision[s.index]]
         tok = [est_tokens(s.text) for s in steps]
         prefix = [0]

@@ -17,6 +17,7 @@ from analyzer.schema.models import Role, Step, StepKind, Trajectory
 from analyzer.signals.steps import (
     STEP_SIGNAL_COLUMNS,
     STEP_SIGNAL_NAMES,
+    columns_of,
     step_signals,
     steps_markdown,
     table_for,
@@ -45,6 +46,7 @@ def test_the_table_holds_the_helpers_values_on_every_sample_run(sample_runs: lis
         st = t.steps
         tab = step_signals(t)
         assert tab.columns == list(STEP_SIGNAL_NAMES) and tab.height == len(st)
+        assert columns_of(tab) == {name: tab[name].to_list() for name in tab.columns}  # the lists the builder kept
         assert dict(tab.schema) == {c.name: c.dtype for c in STEP_SIGNAL_COLUMNS}
         brief = T.briefing_steps(st, t.task)
         for i, s in enumerate(st):
@@ -102,3 +104,11 @@ def test_an_empty_run_has_an_empty_table_with_every_column() -> None:
     tab = step_signals(Trajectory(id="e", task="", steps=[]))
     assert tab.height == 0 and tab.columns == list(STEP_SIGNAL_NAMES)
     assert isinstance(tab, pl.DataFrame)
+
+
+def test_columns_of_is_made_once_per_table_and_follows_its_table() -> None:
+    run = _run()
+    tab = step_signals(run)
+    assert columns_of(tab) is columns_of(tab)
+    copy = tab.clone()
+    assert columns_of(copy) == columns_of(tab) and columns_of(copy) is not columns_of(tab)
