@@ -293,11 +293,17 @@ def with_table(trajectory: Trajectory, ctx: DetectionContext) -> DetectionContex
     """``ctx`` carrying the run's step-signal table: itself when it carries a consistent one, else a copy with one.
 
     The detector runners call it once per run, so that detectors given a context without a table
-    (a caller that did not compute one) do not each compute their own.
+    (a caller that did not compute one) do not each compute their own. When the table cannot be
+    computed the context is returned as it is: each detector then fails on its own, as an error
+    row, and the others still run.
     """
     if _consistent(ctx.step_table, len(trajectory.steps)):
         return ctx
-    return replace(ctx, step_table=step_signals(trajectory))
+    try:
+        table = step_signals(trajectory)
+    except Exception:  # a run the table cannot read: each detector meets the problem itself (an error row each)
+        return ctx
+    return replace(ctx, step_table=table)
 
 
 _COLUMNS: dict[int, tuple[weakref.ref[pl.DataFrame], dict[str, list[Any]]]] = {}

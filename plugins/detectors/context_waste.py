@@ -27,9 +27,7 @@ from typing import Any
 import polars as pl
 
 from analyzer.detection.helpers import make_finding
-from analyzer.detection.text import (
-    quote,
-)
+from analyzer.detection.text import quote
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory

@@ -14,10 +14,7 @@ from statistics import fmean
 from typing import Any
 
 from analyzer.detection.helpers import make_finding, step_alignment
-from analyzer.detection.text import (
-    is_termination_only,
-    quote,
-)
+from analyzer.detection.text import is_termination_only, quote
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import StepKind, Trajectory

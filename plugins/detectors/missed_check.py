@@ -30,11 +30,7 @@ import re
 from typing import Any
 
 from analyzer.detection.helpers import make_finding
-from analyzer.detection.text import (
-    DONE_RE,
-    RESULT_CLAIM_RE,
-    quote,
-)
+from analyzer.detection.text import DONE_RE, RESULT_CLAIM_RE, quote
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Outcome, Step, Trajectory

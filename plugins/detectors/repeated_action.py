@@ -15,13 +15,7 @@ import re
 from typing import Any
 
 from analyzer.detection.helpers import make_finding
-from analyzer.detection.text import (
-    is_termination_only,
-    jaccard,
-    quote,
-    shingles,
-    squash,
-)
+from analyzer.detection.text import is_termination_only, jaccard, quote, shingles, squash
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory

@@ -26,13 +26,7 @@ import re
 from typing import Any
 
 from analyzer.detection.helpers import make_finding
-from analyzer.detection.text import (
-    RESULT_CLAIM_RE,
-    asserts_at,
-    entities,
-    is_empty_output,
-    quote,
-)
+from analyzer.detection.text import RESULT_CLAIM_RE, asserts_at, entities, is_empty_output, quote
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory

@@ -22,10 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from analyzer.detection.helpers import make_finding
-from analyzer.detection.text import (
-    entities,
-    quote,
-)
+from analyzer.detection.text import entities, quote
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Trajectory
