@@ -2,7 +2,8 @@
 
 Only structure every importer provides (step kinds, roles, error flags, order), text cues,
 detector findings and task alignment. No agent names, no dataset conventions, and never
-the gold labels.
+the gold labels. The per-step facts come from the run's table of step signals
+(:mod:`analyzer.signals.steps`); the columns here put them in the ranker's form.
 """
 
 from __future__ import annotations
