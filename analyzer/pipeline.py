@@ -288,7 +288,8 @@ def analyze_run(
                         first_runner_weight=ranker.params.first_runner_weight,
                         temperature=ranker.confidence_temperature(sig.features, logits),
                         uncertain_below=ranker.params.uncertain_below,
-                        uncertain_top=ranker.params.uncertain_top, table=table)
+                        uncertain_top=ranker.params.uncertain_top,
+                        category_params=ranker.params.category, table=table)
         if traj.outcome != Outcome.FAILURE and att.decisive_step is not None and att.explanation is not None:
             hedge = Message("outcome_likely_failed") if likely_failed else outcome_note(findings, traj)
             att.explanation = replace(att.explanation, tail=(*att.explanation.tail, hedge))
@@ -311,7 +312,8 @@ def analyze_run(
             findings.extend(decisive_findings)
             jdist = {str(f.category): f.score for f in decisive_findings if f.step == att.decisive_step}
             if jdist:
-                att.category, _ = choose_category(traj, att.decisive_step, findings, sig.features, jdist, table=table)
+                att.category, _ = choose_category(traj, att.decisive_step, findings, sig.features, jdist,
+                                                  ranker.params.category, table=table)
                 tail = (*(att.explanation.tail if att.explanation else ()), JUDGE_CATEGORY)
                 att.explanation = explain(traj, att.decisive_step, att.category, findings, tail, table=table)
                 att.rationale = att.explanation.render()

@@ -8,7 +8,7 @@ polars, so every view (and a script) sees the same runs.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -286,6 +286,10 @@ class Session:
         self._corpus_analysis: set[str] = set()  # runs whose analysis row came from a corpus
         self._corpus_runs: set[str] = set()  # runs opened from a corpus folder (never estimated: their steps stay on disk)
         self._titles_of: tuple[pl.DataFrame, pl.DataFrame] | None = None  # (traces, their titles)
+        self.judge_cues: dict[str, float] = {}
+        """The judge's P(the final state achieves the task) of runs whose outcome is estimated,
+        asked by an analysis with a judge (:meth:`set_judge_cues`); the estimate reads them when
+        the params use the judge model."""
 
     @property
     def filter_text(self) -> str:
@@ -576,8 +580,22 @@ class Session:
         if self._cache.estimates is None:
             loaded = self.traces.filter(~pl.col("trace_id").is_in(pl.Series(sorted(self._corpus_runs),
                                                                              dtype=pl.Utf8).implode()))
-            self._cache.estimates = estimate_p_failed(loaded, self.steps)
+            self._cache.estimates = estimate_p_failed(loaded, self.steps, judge_values=self.judge_cues or None)
         return self._cache.estimates
+
+    def set_judge_cues(self, values: Mapping[str, float]) -> None:
+        """Record the judge's final-state answers (an analysis worker asked them); the estimates follow.
+
+        Args:
+            values: Trace id -> P(the final state achieves the task).
+        """
+        new = {str(k): float(v) for k, v in values.items() if self.judge_cues.get(str(k)) != float(v)}
+        if not new:
+            return
+        self.judge_cues.update(new)
+        self._invalidate(traces=True)  # the estimates, hence the effective outcomes, follow
+        # like an outcome the analyst marks: the runs, counts and inspector refresh (the runs themselves did not change)
+        self.annotations_changed.emit()
 
     def effective_traces(self, trace_ids: Iterable[str] | None = None) -> pl.DataFrame:
         """Traces (TRACE_COLUMNS) with the effective outcome: the analyst's, else recorded, else estimated.

@@ -136,7 +136,32 @@ def ablation(doc: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
-TABLES = {"headline": headline, "secondary": secondary, "agents": agents, "selections": selections,
+def _rate(r: dict[str, Any]) -> str:
+    return f"{100 * r['p']:.1f}% [{100 * r['lo']:.0f}–{100 * r['hi']:.0f}] ({r['k']}/{r['n']})"
+
+
+def category(doc: dict[str, Any]) -> str:
+    """The category chooser at the labelled step: nested, before the selection, constants, random."""
+    rows = ["| system | nested | before the selection | most frequent on the training systems | "
+            "best single category (chosen on this system) | random | chosen without this system |",
+            "|---|---|---|---|---|---|---|"]
+    for name, label in SETS.items():
+        row = (doc.get("category") or {}).get(name)
+        if row is None:
+            continue
+        p = row["chosen_without"]["params"]
+        rules = [r for r, on in (("claims > " + str(p["claims_threshold"]), p["claims_threshold"] is not None),
+                                 ("structural defaults", p["structural_defaults"]),
+                                 ("error-output rule", p["error_output_rule"])) if on]
+        rows.append(f"| {label} | **{_rate(row['nested'])}** | {_rate(row['pre_selection'])} | "
+                    f"{_rate(row['training_constant'])} ({row['training_constant']['category']}) | "
+                    f"{_rate(row['best_constant'])} ({row['best_constant']['category']}) | "
+                    f"{100 * row['random']:.0f}% | neighbour weight {p['neighbour_weight']:g}; "
+                    f"{', '.join(rules) or 'no rules'} |")
+    return "\n".join(rows)
+
+
+TABLES = {"category": category, "headline": headline, "secondary": secondary, "agents": agents, "selections": selections,
           "adaptation": adaptation, "calibration": calibration, "ablation": ablation}
 
 

@@ -608,6 +608,8 @@ class MainWindow(QMainWindow):
         ranker, self._analysis_ranker = self.analysis_ranker()
         job = AnalyzeJob(traces, steps, use_judge=use_judge, judge_choice=model, use_embedder=use_embedder,
                          ranker=ranker)
+        job.known_judge_cues = dict(self.session.judge_cues)
+        job.signals.judge_cues.connect(self.session.set_judge_cues)  # the estimate uses the judge's answers
         self._analysis_total = traces.height
         self._analysis_seen = 0
         job.signals.partial.connect(self._on_run_analysed)

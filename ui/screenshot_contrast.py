@@ -1,7 +1,7 @@
 """Screenshots of the Contrast tab: ``contrast.png`` (English) and ``contrast_zh_CN.png``.
 
 ``python -m ui.screenshot_contrast [out_dir]`` (also run by :mod:`ui.screenshots`): loads
-``sample_reruns/``, runs the cheap analysis (so both value curves show), picks the failed run of
+``sample_reruns/retail_trials.json`` (the planted set), runs the cheap analysis (so both value curves show), picks the failed run of
 a task with two successes whose divergence lies furthest into the run, and grabs the window with
 the Contrast tab on its divergence, in English and in Simplified Chinese.
 """
@@ -44,7 +44,7 @@ def render_contrast(out_dir: Path) -> list[Path]:
     app = create_application()  # noqa: F841  (keeps the QApplication alive)
     out_dir.mkdir(parents=True, exist_ok=True)
     session = Session()
-    session.add_load_result(load([ROOT / "sample_reruns"], cache=None))
+    session.add_load_result(load([ROOT / "sample_reruns" / "retail_trials.json"], cache=None))
     session.merge_analysis(resolve_analyze()(session.traces, session.steps))  # cheap analysis, no judge
     tid = pick_failed_run(session.traces, session.analysis.contrast)
     written: list[Path] = []

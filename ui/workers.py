@@ -36,6 +36,8 @@ class WorkerSignals(QObject):
             per judge call).
         partial(object): a per-file LoadResult or a per-run RunAnalysis.
         notice(str): a non-fatal message (e.g. the judge model is missing, analysis runs without it).
+        judge_cues(object): dict trace id -> the judge's P(the final state achieves the task) of the
+            runs whose outcome is an estimate (an analysis with a judge, when the params use it).
         finished(object): the final result.
         failed(message, details): the job raised; ``details`` is the traceback.
     """
@@ -44,6 +46,7 @@ class WorkerSignals(QObject):
     event = Signal(object)
     partial = Signal(object)
     notice = Signal(str)
+    judge_cues = Signal(object)
     finished = Signal(object)
     failed = Signal(str, str)
 
@@ -207,6 +210,8 @@ class AnalyzeJob(Job):
         self.judge_choice = judge_choice
         self.analysis_version: str | None = None
         """Version of the results (set in the pool thread before the first run is analysed)."""
+        self.known_judge_cues: dict[str, float] = {}
+        """Final-state answers the session already holds (not asked again)."""
 
     def _cancelled_result(self) -> Any:
         from analyzer.analysis.result import AnalysisResult
@@ -251,10 +256,32 @@ class AnalyzeJob(Job):
                 if self.cancel_flag.cancelled:
                     return self._cancelled_result()
         try:
+            self._ask_judge_cues(judge)
+            if self.cancel_flag.cancelled:
+                return self._cancelled_result()
             return analyze(self.traces, self.steps, judge=judge, embedder=embedder, progress=self.sink,
                            cancel=self.cancel_flag, on_run=self.signals.partial.emit, **kwargs)
         finally:
             _judge_run_lock.release()
+
+    def _ask_judge_cues(self, judge: Any) -> None:
+        """Ask the judge the final-state question of the runs whose outcome is estimated (holding the judge).
+
+        Only when the shipped params use the judge model (else the answer would not be read);
+        the values go to the session through ``judge_cues`` and the estimates follow.
+        """
+        from analyzer.outcome.estimate import judge_cue_wanted, with_judged_estimates
+        from analyzer.outcome.judge_cue import estimated_run_cues
+
+        if self.judge_curve or not judge_cue_wanted() or not hasattr(judge, "p_achieved"):
+            return
+        self._progress(0, self.traces.height,
+                       QCoreApplication.translate("Workers", "asking the judge whether each run achieved its task"))
+        values = estimated_run_cues(judge, self.traces, self.steps, self.known_judge_cues,
+                                    cancelled=lambda: self.cancel_flag.cancelled)
+        if values:
+            self.traces = with_judged_estimates(self.traces, self.steps, values)  # the outcome the session will show
+            self.signals.judge_cues.emit(values)
 
 
 class JobRunner(QObject):

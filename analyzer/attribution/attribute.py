@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
+from analyzer.attribution.category_params import CategoryParams
 from analyzer.attribution.features import FEATURE_NAMES
 from analyzer.attribution.ranker import softmax
 from analyzer.attribution.rationale import Rationale, explain, ranking_tail, simple
@@ -206,30 +207,36 @@ def choose_category(
     findings: Sequence[Finding],
     features: np.ndarray | None = None,
     judge_dist: Mapping[str, float] | None = None,
+    params: CategoryParams | None = None,
     table: pl.DataFrame | None = None,
 ) -> tuple[str, str]:
     """Category of the failure at ``step`` and a short reason.
 
-    Findings on the step count fully, findings one step away count 60%; the judge's
-    distribution (if any) is blended in at half weight. Without any evidence, simple
-    structural defaults apply (first decision -> planning error, etc.); on a step that logs the
-    prompt the model was given (:func:`~analyzer.detection.text.echoes_prompt`) the defaults read
-    from its words (claims, numbers) do not apply: they are the prompt's. ``table`` is the run's
-    step-signal table (``echoes_prompt``; computed when None and needed).
+    Findings on the step count fully, findings one step away with the params'
+    ``neighbour_weight``; the judge's distribution (if any) is blended in with its
+    ``judge_share``. Without any evidence, simple rules apply (an error output at the step ->
+    environment failure; unsupported claims -> hallucination; the first committed approach ->
+    planning error, etc.), each switched by the params, else ``other``. On a step
+    that logs the prompt the model was given (:func:`~analyzer.detection.text.echoes_prompt`) the
+    rules read from its words (claims, numbers) do not apply: they are the prompt's. The params
+    come from the ranker params file's ``category`` section, chosen by ``trajscope eval fit``
+    (:class:`~analyzer.attribution.category_params.CategoryParams`; None: its defaults).
+    ``table`` is the run's step-signal table (``echoes_prompt``; computed when None and needed).
     """
+    p = params or CategoryParams()
     votes: dict[str, float] = {}
     for f in findings:
         if f.source == "judge_category":
             continue
-        w = 1.0 if f.step == step else (0.6 if abs(f.step - step) == 1 else 0.0)
+        w = 1.0 if f.step == step else (p.neighbour_weight if abs(f.step - step) == 1 else 0.0)
         if w:
             votes[str(f.category)] = max(votes.get(str(f.category), 0.0), w * f.score)
     reason = ""
     if judge_dist:
-        votes = {k: 0.5 * v for k, v in votes.items()}
+        votes = {k: (1.0 - p.judge_share) * v for k, v in votes.items()}
         for k, v in judge_dist.items():
             if k in CATEGORY_IDS:
-                votes[k] = votes.get(k, 0.0) + 0.5 * float(v)
+                votes[k] = votes.get(k, 0.0) + p.judge_share * float(v)
         reason = "judge + detectors"
     if votes:
         best = max(votes, key=lambda k: votes[k])
@@ -237,20 +244,22 @@ def choose_category(
     if features is not None and 0 <= step < features.shape[0]:
         col = {n: k for k, n in enumerate(FEATURE_NAMES)}
         row = features[step]
-        if row[col["observation"]] and trajectory.steps[step].is_error:
+        if p.error_output_rule and row[col["observation"]] and trajectory.steps[step].is_error:
             return Category.ENVIRONMENT_FAILURE.value, "error output at the step"
         if columns_of(table_for(trajectory, None, table))["echoes_prompt"][step]:
             # the words are the prompt's instructions ("if you finish the task ..."), not the agent's claims
             row = row.copy()
             row[[col["assume"], col["new_numbers_prose_log"], col["verify"], col["done"]]] = 0.0
-        if row[col["assume"]] or row[col["new_numbers_prose_log"]] > 1.0:
+        if p.claims_threshold is not None and (row[col["assume"]]
+                                               or row[col["new_numbers_prose_log"]] > p.claims_threshold):
             return Category.HALLUCINATION.value, "unsupported claims at the step"
-        if row[col["first_decision"]] or row[col["briefing"]]:
-            return Category.PLANNING_ERROR.value, "first committed approach"
-        if row[col["second_decision"]] and row[col["before_first_error"]]:
-            return Category.PLANNING_ERROR.value, "approach committed before any error"
-        if row[col["verify"]] or row[col["done"]]:
-            return Category.FALSE_SUCCESS.value, "unverified success claim"
+        if p.structural_defaults:
+            if row[col["first_decision"]] or row[col["briefing"]]:
+                return Category.PLANNING_ERROR.value, "first committed approach"
+            if row[col["second_decision"]] and row[col["before_first_error"]]:
+                return Category.PLANNING_ERROR.value, "approach committed before any error"
+            if row[col["verify"]] or row[col["done"]]:
+                return Category.FALSE_SUCCESS.value, "unverified success claim"
     return Category.OTHER.value, "no specific evidence"
 
 
@@ -268,6 +277,7 @@ def attribute(
     first_runner_weight: float = 0.0,
     uncertain_below: float = 0.0,
     uncertain_top: int = 3,
+    category_params: CategoryParams | None = None,
     table: pl.DataFrame | None = None,
 ) -> Attribution:
     """Rank the steps of a failed run and name the decisive one.
@@ -292,6 +302,8 @@ def attribute(
             uncertain: ``uncertain_steps`` then names the ``uncertain_top`` best candidates and
             the rationale says so (the params' fitted threshold; 0 never is uncertain).
         uncertain_top: How many candidates an uncertain answer names.
+        category_params: Tunables of the category chooser (the params file's ``category``
+            section; None: :class:`~analyzer.attribution.category_params.CategoryParams`'s defaults).
         table: The run's step-signal table (:func:`~analyzer.signals.steps.table_for`); computed when None.
     """
     steps = trajectory.steps
@@ -315,7 +327,8 @@ def attribute(
     agent = responsible_agent(agents, final, agent_temperature, actors, actor_weight,
                               first[0] if first else None, first_runner_weight)
     by_actions = responsible_agent(agents, final, agent_temperature, actors, actor_weight)
-    category, _ = choose_category(trajectory, best.step, findings, features, judge_dist, tab)
+    category, _ = choose_category(trajectory, best.step, findings, features, judge_dist, category_params,
+                                  tab)
     runner = cands[1] if len(cands) > 1 else None
     named_first = first is not None and agent == first[0] and agent != by_actions
     explanation = explain(trajectory, best.step, category, findings, ranking_tail(

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from analyzer.attribution.category_params import CategoryParams
 from analyzer.attribution.features import FEATURE_NAMES
 
 PARAMS_VERSION = "ranker-v4"
@@ -66,6 +67,7 @@ class RankerParams:
         uncertain_top: How many steps that "uncertain" answer names.
         evidence_classes: Weights of the evidence column
             (:data:`~analyzer.attribution.features.EVIDENCE_KEYS`; a missing key is 1).
+        category: Tunables of the category chooser (the file's ``category`` section).
         meta: Training details (data, CV figures, date).
     """
 
@@ -90,6 +92,7 @@ class RankerParams:
     uncertain_below: float = 0.0
     uncertain_top: int = 3
     evidence_classes: dict[str, float] = field(default_factory=dict)
+    category: CategoryParams = field(default_factory=CategoryParams)
     meta: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -103,7 +106,8 @@ class RankerParams:
             "value_prior": self.value_prior, "agent_temperature": self.agent_temperature,
             "actor_weight": self.actor_weight, "first_runner_weight": self.first_runner_weight,
             "calibration_temperature": self.calibration_temperature, "uncertain_below": self.uncertain_below,
-            "uncertain_top": self.uncertain_top, "evidence_classes": self.evidence_classes, "meta": self.meta,
+            "uncertain_top": self.uncertain_top, "evidence_classes": self.evidence_classes,
+            "category": self.category.to_json(), "meta": self.meta,
         }
 
     @classmethod
@@ -129,6 +133,7 @@ class RankerParams:
                     uncertain_below=float(data.get("uncertain_below", 0.0)),
                     uncertain_top=int(data.get("uncertain_top", 3)),
                     evidence_classes={str(k): float(v) for k, v in dict(data.get("evidence_classes") or {}).items()},
+                    category=CategoryParams.from_json(data.get("category")),
                     meta=dict(data.get("meta", {})))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"bad ranker params: {type(exc).__name__}: {exc}") from None

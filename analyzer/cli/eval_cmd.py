@@ -121,6 +121,11 @@ def _usage(p: argparse.ArgumentParser) -> int:
     return 2
 
 
+PREPARED_FORMAT = 2
+"""Version of a cached prepared set (``--cache``): a cache of another version is prepared again
+(2: TRAIL's first-error categories are gold labels)."""
+
+
 def _prepare(name: str, path: Path, embedder: Any, quiet: bool, cache: Path | None = None) -> Any:
     import pickle
 
@@ -129,7 +134,9 @@ def _prepare(name: str, path: Path, embedder: Any, quiet: bool, cache: Path | No
 
     stored = cache / f"{name}{'' if embedder is not None else '-noembed'}.pickle" if cache else None
     if stored is not None and stored.is_file():
-        return pickle.loads(stored.read_bytes())
+        kept = pickle.loads(stored.read_bytes())
+        if len(kept) == 3 and kept[2] == PREPARED_FORMAT:
+            return kept[0], kept[1]
     from analyzer.evaluation.datasets import PLANTED, load_planted_samples
 
     ls = load_planted_samples(path) if name == PLANTED else DATASETS[name].load(path)
@@ -137,7 +144,7 @@ def _prepare(name: str, path: Path, embedder: Any, quiet: bool, cache: Path | No
         out = prepare_set(ls, embedder=embedder, progress=prog), ls.load_errors
     if stored is not None:
         stored.parent.mkdir(parents=True, exist_ok=True)
-        stored.write_bytes(pickle.dumps(out))
+        stored.write_bytes(pickle.dumps((*out, PREPARED_FORMAT)))
     return out
 
 
@@ -331,8 +338,14 @@ def _fit(prepared: dict[str, Any], embedder: Any, out: Path, quiet: bool, select
                                        "command": "trajscope eval fit ROOT"})
     print(f"chosen on {', '.join(choice.trained_on)}: {choice.step}, {choice.agent}, "
           f"calibration temperature {choice.temperature:g}")
+    print(f"category chooser: {params.category}")
     _write_params(out, params)
     return params
+
+
+def _rate(r: dict[str, Any]) -> str:
+    """``12.3% [8-18] (k/n)`` from a JSON rate with a Wilson interval."""
+    return f"{r['p']:.1%} [{r['lo']:.0%}-{r['hi']:.0%}] ({r['k']}/{r['n']})"
 
 
 def _shipped_params_path() -> Path:
@@ -369,6 +382,7 @@ def run_fit(args: argparse.Namespace) -> int:
 def run_suite(args: argparse.Namespace) -> int:
     """Execute ``eval suite ROOT``: nested leave-one-system-out on every set, CV, adaptation curve."""
     from analyzer.attribution.ranker import Ranker
+    from analyzer.evaluation.category_select import nested_category_selection
     from analyzer.evaluation.selection import Selector, column_ablation, nested_leave_one_system_out
     from analyzer.evaluation.transfer import (
         active_vs_random,
@@ -425,6 +439,16 @@ def run_suite(args: argparse.Namespace) -> int:
         doc["sets"][name] = {"records": len(ps.golds), "results": [_result_json(r) for r in results],
                              "rules": {k: v.to_json() for k, v in rules.items()}}
         doc["learning_curve"][name] = [{"k": k, **_result_json(r)} for k, r in curve]
+    categories = nested_category_selection(list(prepared.values()))
+    if categories:
+        print("category of the labelled step, nested leave-one-system-out (chosen on the other systems "
+              "that label a category):")
+        for name, nc in categories.items():
+            row = nc.to_json()
+            print(f"  {name:<22} nested {_rate(row['nested'])}; before the selection {_rate(row['pre_selection'])}; "
+                  f"training systems' most frequent ({row['training_constant']['category']}) "
+                  f"{_rate(row['training_constant'])}; random {row['random']:.1%}")
+        doc["category"] = {name: nc.to_json() for name, nc in categories.items()}
     if args.ablation:
         with progress_bar(not args.quiet, "column ablation") as prog:
             doc["ablation"] = column_ablation(selector, nested, prog)

@@ -25,7 +25,8 @@ The sets and their scoring rules (each set's README in ``shared/datasets/`` has 
     (:attr:`LabelledSet.canonical`), so ``step@1`` is TRAIL's ``first@1`` (the decisive step's
     span is ``first_error_location``) and ``loc@1`` counts any annotated error span
     (:attr:`LabelledSet.alternatives`). A label whose trace file is missing, or whose first
-    error span holds no step, counts as a miss. No agent labels: no agent metric.
+    error span holds no step, counts as a miss. No agent labels: no agent metric. The first
+    error's category maps onto the taxonomy with :data:`TRAIL_CATEGORY_MAP`.
 """
 
 from __future__ import annotations
@@ -70,6 +71,48 @@ def gaia_category(module: str, failure_type: str | None) -> str:
     t = (failure_type or "").strip().casefold()
     cat = GAIA_CATEGORY_MAP.get((m, t)) or GAIA_CATEGORY_MAP.get((m, "*")) or Category.OTHER
     return cat.value
+
+
+TRAIL_CATEGORY_MAP: dict[str, Category] = {
+    "language-only": Category.HALLUCINATION,
+    "tool-related": Category.HALLUCINATION,
+    "poor information retrieval": Category.EVIDENCE_ACTION_GAP,
+    "tool output misinterpretation": Category.EVIDENCE_ACTION_GAP,
+    "incorrect problem identification": Category.PLANNING_ERROR,
+    "tool selection errors": Category.PLANNING_ERROR,
+    "instruction non-compliance": Category.PLANNING_ERROR,
+    "task orchestration": Category.PLANNING_ERROR,
+    "goal deviation": Category.GOAL_DRIFT,
+    "context handling failures": Category.ERROR_ACCUMULATION,
+    "resource abuse": Category.REPEATED_ACTION,
+    "tool definition issues": Category.ENVIRONMENT_FAILURE,
+    "environment setup errors": Category.ENVIRONMENT_FAILURE,
+    "rate limiting": Category.ENVIRONMENT_FAILURE,
+    "authentication errors": Category.ENVIRONMENT_FAILURE,
+    "service errors": Category.ENVIRONMENT_FAILURE,
+    "resource not found": Category.ENVIRONMENT_FAILURE,
+    "resource exhaustion": Category.ENVIRONMENT_FAILURE,
+    "timeout issues": Category.ENVIRONMENT_FAILURE,
+    "formatting errors": Category.OTHER,
+}
+"""TRAIL's 20 leaf categories (case and spaces normalised) -> taxonomy category.
+
+Read from the "maps to" column of the shared taxonomy (``design/TAXONOMY.md``), not from any
+result: TRAIL's two hallucination leaves are hallucinations; poor retrieval and tool-output
+misinterpretation are the evidence-to-action gap; decision-making leaves (a wrong problem, a
+wrong tool, an ignored instruction: "a needed constraint was ignored") and task orchestration
+are planning errors; goal deviation is goal drift; context handling is error accumulation;
+resource abuse is repeated action; every system-execution leaf is an environment failure.
+Formatting errors (an output that breaks the required format) have no taxonomy category:
+``other``. A leaf not in the table is ``other`` too."""
+
+
+def trail_category(name: str | None) -> str | None:
+    """Taxonomy id of a TRAIL leaf category (see :data:`TRAIL_CATEGORY_MAP`); None stays None."""
+    if name is None:
+        return None
+    key = " ".join(str(name).split()).casefold()
+    return TRAIL_CATEGORY_MAP.get(key, Category.OTHER).value
 
 
 @dataclass
@@ -238,6 +281,7 @@ def load_trail(path: Path, split: str) -> LabelledSet:
     golds: list[Gold] = []
     canonical: dict[str, list[int]] = {}
     alternatives: dict[str, set[int]] = {}
+    categories: dict[str, str] = {}
     for lab in labels:
         tid = str(lab["trace_id"])
         key = f"{tid}.json"
@@ -255,10 +299,13 @@ def load_trail(path: Path, split: str) -> LabelledSet:
                              if str(e.get("location")) in inside}
         gold_step[row] = step
         golds.append(Gold(key, step, None))
+        category = trail_category(lab.get("first_error_category"))
+        if step is not None and category is not None:
+            categories[key] = category
     traces = traces.with_columns(pl.Series("gold_decisive_step", gold_step, dtype=pl.Int64),
                                  pl.lit("failure").alias("outcome"))
     name = "trail-gaia" if split == "gaia" else "trail-swe"
-    return LabelledSet(name, traces, steps, golds, {}, False, [str(e) for e in res.errors], canonical, alternatives)
+    return LabelledSet(name, traces, steps, golds, categories, False, [str(e) for e in res.errors], canonical, alternatives)
 
 
 def load_trail_gaia(path: Path) -> LabelledSet:

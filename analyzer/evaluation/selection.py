@@ -9,7 +9,9 @@ alone:
 - the **agent rule** (:class:`AgentConfig`): the weight of each agent's share of the actions and
   of the agent that first runs something, and the temperature that spreads the step
   distribution over the agents;
-- the **calibration temperature** of the reported probabilities.
+- the **calibration temperature** of the reported probabilities;
+- the **category chooser's** tunables, on the training systems that label a category
+  (:mod:`analyzer.evaluation.category_select`, in :func:`params_of`).
 
 :func:`select` chooses them by leave-one-system-out *among the training systems*: each
 candidate is fitted on all training systems but one and scored on that one, in turn; the best
@@ -42,6 +44,7 @@ from analyzer.attribution.features import (
     evidence_parts,
 )
 from analyzer.attribution.ranker import RankerParams, softmax
+from analyzer.evaluation.category_select import category_sets, select_category
 from analyzer.evaluation.fit import fit_transfer, to_params
 from analyzer.evaluation.scoring import normalise_agent
 from analyzer.evaluation.transfer import PreparedSet, canonical_ranking, reweighted, training_run
@@ -345,6 +348,13 @@ def params_of(selector: Selector, names: Sequence[str], sel: Selection, meta: di
                            "trained_sets": sorted(names), "selection": sel.to_json(),
                            "n_runs": sum(len(selector.set(n).trainable) for n in names)})
     params.evidence_classes = sel.step.evidence_classes
+    labelled = category_sets([selector.set(n) for n in names])
+    if labelled:  # the category chooser's tunables, chosen on the same training systems
+        chosen = select_category(labelled)
+        params.category = chosen.params
+        params.meta["category_selection"] = chosen.to_json()
+    else:
+        params.meta["category_selection"] = {"note": "no training system labels a category: defaults kept"}
     return params
 
 

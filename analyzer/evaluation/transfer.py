@@ -213,7 +213,8 @@ def predict(ranker: Ranker, run: EvalRun) -> tuple[Prediction, str | None]:
                     agent_temperature=ranker.params.agent_temperature,
                     actor_weight=ranker.params.actor_weight,
                     first_runner_weight=ranker.params.first_runner_weight,
-                    temperature=ranker.confidence_temperature(run.features, logits))
+                    temperature=ranker.confidence_temperature(run.features, logits),
+                    category_params=ranker.params.category, table=run.table)
     top = tuple(c.step for c in att.candidates)
     return Prediction(run.key, att.decisive_step, att.decisive_agent, top, att.confidence), att.category
 

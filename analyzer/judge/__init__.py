@@ -5,7 +5,7 @@ model name or any GGUF path; it raises :class:`analyzer.errors.ModelUnavailable`
 words when the model or backend is missing, so callers can carry on without a judge.
 """
 
-from analyzer.judge.base import Judge, JudgeError, ValueCurve
+from analyzer.judge.base import AchievedJudge, Judge, JudgeError, ValueCurve
 from analyzer.judge.llama import LlamaJudge, load_judge, resolve_model
 from analyzer.judge.models import (
     DEFAULT_JUDGE_MODEL,
@@ -19,6 +19,7 @@ __all__ = [
     "DEFAULT_JUDGE_MODEL",
     "PACKAGED_MODELS",
     "PROMPT_VERSION",
+    "AchievedJudge",
     "Judge",
     "JudgeError",
     "LlamaJudge",

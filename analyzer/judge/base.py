@@ -74,3 +74,12 @@ class Judge(Protocol):
 
     def classify(self, trajectory: Trajectory, step: int) -> dict[str, float]:
         """Distribution over taxonomy category ids for the failure at ``step``."""
+
+
+class AchievedJudge(Protocol):
+    """A judge that can say whether a run's final state achieves its task (the outcome estimate's cue)."""
+
+    model_id: str
+
+    def p_achieved(self, trajectory: Trajectory) -> float:
+        """P(Yes) to "does the final state of the run achieve the task?" from a short context."""

@@ -36,7 +36,7 @@ import numpy as np
 from analyzer.errors import ModelUnavailable
 from analyzer.jobs import Cancelled, CancelToken, Progress
 from analyzer.judge import prompts
-from analyzer.judge.base import Judge, JudgeError, ValueCurve
+from analyzer.judge.base import AchievedJudge, Judge, JudgeError, ValueCurve
 from analyzer.judge.cache import ScoreCache, content_key, token_lists_key
 from analyzer.judge.models import (
     DEFAULT_JUDGE_MODEL,
@@ -73,6 +73,17 @@ WINDOW_KEEP_FRACTION = 0.25
 """When the window must move, the most recent steps filling this share of the room are kept
 (re-evaluated after the pinned task). Smaller: cheaper moves (amortised extra cost
 keep/(1-keep) of the step tokens), less context right after a move."""
+ACHIEVED_TOKEN_BUDGET = 384
+"""Longest "does the final state achieve the task?" prompt. A cost budget, not a tuned figure: Gemma 3
+270M evaluated about 75 prompt tokens/s on one thread of the busy 2-core development machine
+(256 tokens 3.4 s, 512 tokens 7.0 s, 1024 tokens 14.2 s), so one question costs about 5 s there;
+``trajscope outcome-fit --judge`` reports the seconds per run it measured."""
+ACHIEVED_TASK_BUDGET = 128
+"""Tokens the task statement may take in that prompt (head and tail kept)."""
+ACHIEVED_STEP_BUDGET = 96
+"""Tokens each of the last steps may take in that prompt."""
+ACHIEVED_ANSWER_BUDGET = 64
+"""Tokens the run's final answer may take in that prompt."""
 _MARKER_RESERVE = 32
 _SAFETY = 8
 
@@ -445,6 +456,75 @@ class LlamaJudge:
             head, steps, question, _ = self._value_parts(trajectory)
             return [sum(len(s) for s in r.segments) for r in self._value_requests(head, steps, question)]
 
+    # ------------------------------------------------------- final-state question
+    def _achieved_segments(self, traj: Trajectory) -> list[list[int]]:
+        """The prompt of :meth:`p_achieved`: instructions, task, the last steps, answer, question.
+
+        The last steps are added newest first, each clipped to :data:`ACHIEVED_STEP_BUDGET`
+        tokens, while the whole prompt stays within :data:`ACHIEVED_TOKEN_BUDGET`; the newest
+        step is always shown (clipped to the room left).
+        """
+        fmt = self.chat_format
+        static = self._bos + self._special(fmt.user_open) + self._text(prompts.ACHIEVED_INTRO)
+        task, _ = self._clip(self._text(prompts.task_section(traj, failed_known=False)), ACHIEVED_TASK_BUDGET)
+        answer_text = (traj.final_answer or "").strip()
+        answer: list[int] = []
+        if answer_text:
+            answer, _ = self._clip(self._text(prompts.ACHIEVED_ANSWER.format(answer=answer_text)),
+                                   ACHIEVED_ANSWER_BUDGET)
+        question = self._text(prompts.ACHIEVED_QUESTION) + self._special(fmt.assistant_open)
+        n = len(traj.steps)
+        if n == 0:
+            return [static, task, self._text(prompts.ACHIEVED_NO_STEPS) + answer, question]
+        header_room = len(self._text(prompts.ACHIEVED_TAIL_HEADER.format(first=n, last=n, total=n)))
+        room = ACHIEVED_TOKEN_BUDGET - len(static) - len(task) - len(answer) - len(question) - header_room
+        shown: list[list[int]] = []
+        for pos in range(n - 1, -1, -1):
+            budget = min(ACHIEVED_STEP_BUDGET, room)
+            if budget < 16 and shown:
+                break
+            toks, _ = self._clip(self._text(prompts.render_step(traj.steps[pos])), max(16, budget))
+            shown.insert(0, toks)
+            room -= len(toks)
+        first = n - len(shown)
+        header = self._text(prompts.ACHIEVED_TAIL_HEADER.format(first=first, last=n - 1, total=n))
+        return [static, task, header + [t for toks in shown for t in toks] + answer, question]
+
+    def achieved_prompt_size(self, trajectory: Trajectory) -> int:
+        """Tokens of the :meth:`p_achieved` prompt of a run (what one question costs)."""
+        with self._lock:
+            return sum(len(s) for s in self._achieved_segments(trajectory))
+
+    def p_achieved(self, trajectory: Trajectory) -> float:
+        """P(Yes) to "does the final state of the run achieve the task?".
+
+        One narrow question (prompt :data:`analyzer.judge.prompts.ACHIEVED_PROMPT_ID`) on a short
+        context: the task, the last steps and the final answer, within
+        :data:`ACHIEVED_TOKEN_BUDGET` tokens, so it costs a few seconds on a CPU. The answer is
+        read from the Yes/No token logits (no sampling), cached on disk by content.
+
+        Args:
+            trajectory: The run (its recorded outcome is never shown).
+
+        Returns:
+            Probability in [0, 1].
+
+        Raises:
+            JudgeError: The model failed.
+        """
+        with self._lock:
+            segments = self._achieved_segments(trajectory)
+            key = ""
+            if self.cache is not None:
+                key = content_key(self._prompt_key, prompts.ACHIEVED_PROMPT_ID, token_lists_key(segments))
+                hit = self.cache.get(key)
+                if isinstance(hit, float):
+                    return hit
+            p = self._p_yes(self._eval(segments))
+            if self.cache is not None:
+                self.cache.put(key, p)
+            return p
+
     # --------------------------------------------------------- step questions
     def _step_head(self, traj: Trajectory) -> list[list[int]]:
         """Segments shared by every step question of a run: instructions, then the task."""
@@ -666,4 +746,9 @@ def load_judge(path_or_name: str | os.PathLike[str] | None = None, *, n_ctx: int
 
 def _conforms(judge: LlamaJudge) -> Judge:
     """Static check (mypy) that :class:`LlamaJudge` satisfies the :class:`Judge` protocol."""
+    return judge
+
+
+def _conforms_achieved(judge: LlamaJudge) -> AchievedJudge:
+    """Static check (mypy) that :class:`LlamaJudge` satisfies the :class:`AchievedJudge` protocol."""
     return judge

@@ -38,6 +38,16 @@ CLASSIFY_QUESTION = (
     "\n\nQuestion: Which failure category (1-9) best describes the mistake in step {step}? "
     "Answer with the number only."
 )
+ACHIEVED_PROMPT_ID = "achieved-1"
+"""Version of the "does the final state achieve the task?" prompt (bump when its texts change)."""
+ACHIEVED_INTRO = (
+    "You are checking how an AI agent's run ended. Read the task and the last steps of the run, "
+    "then answer the question.\n\n"
+)
+ACHIEVED_TAIL_HEADER = "\n\nLast steps of the run (steps {first}-{last} of {total}):"
+ACHIEVED_NO_STEPS = "\n\nThe run has no steps."
+ACHIEVED_ANSWER = "\n\nFinal answer given by the agent: {answer}"
+ACHIEVED_QUESTION = "\n\nQuestion: Does the final state of the run achieve the task? Answer Yes or No."
 CLIP_MARKER = " [... clipped ...] "
 STEPS_HEADER = "\n\nSteps so far:"
 EXCERPT_HEADER = "\n\nExcerpt of the run (steps {first}-{last} of {total}):"

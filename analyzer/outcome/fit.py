@@ -25,7 +25,8 @@ import numpy as np
 import polars as pl
 
 from analyzer.outcome.cues import CUE_NAMES, cue_frame
-from analyzer.outcome.estimate import KNOWN, OutcomeParams
+from analyzer.outcome.estimate import KNOWN, OutcomeModels, OutcomeParams
+from analyzer.outcome.judge_cue import JUDGE_CUE
 
 L2_GRID: tuple[float, ...] = tuple(float(x) for x in np.logspace(-3, 2, 11))
 """L2 strengths tried (the search range; the value used is chosen on the data)."""
@@ -156,30 +157,27 @@ def labelled_runs(traces: pl.DataFrame) -> pl.DataFrame:
     return traces.filter(pl.col("outcome").is_in(KNOWN))
 
 
-def fit_outcome(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, *, source_column: str = "source_format",
-                meta: dict[str, Any] | None = None) -> FitReport:
-    """Measure (nested leave-one-source-out) and fit the outcome estimate.
+def ship_judge(cheap_auc: float | None, judge_auc: float | None) -> bool:
+    """The ship rule (written before the judge figures were seen).
 
-    Args:
-        traces: Traces frame; only runs with a recorded outcome are used.
-        steps: Their steps.
-        source_column: Column naming a run's source (the unit held out).
-        meta: Extra facts written into the params' ``meta`` (e.g. the folders read).
-
-    Returns:
-        The report, with the shipped params.
-
-    Raises:
-        ValueError: Fewer than two runs of each outcome.
+    The model with the judge cue is used when a judge is available only if its nested
+    leave-one-source-out AUC is at least the cheap model's, measured on the same runs.
     """
-    runs = labelled_runs(traces)
-    y = (runs["outcome"] == "failure").cast(pl.Float64).to_numpy()
+    return cheap_auc is not None and judge_auc is not None and judge_auc >= cheap_auc
+
+
+SHIP_RULE = "the judge model is used when a judge is available only if its nested AUC >= the cheap model's"
+
+
+def _check_labels(y: np.ndarray) -> None:
     if int(y.sum()) < 2 or int(len(y) - y.sum()) < 2:
         raise ValueError(f"need at least two failed and two successful runs with a recorded outcome "
                          f"(have {int(y.sum())} and {int(len(y) - y.sum())})")
-    cues = cue_frame(runs, steps)
-    x = cues.select(CUE_NAMES).to_numpy().astype(float)
-    groups = runs[source_column].fill_null("?").cast(pl.Utf8).to_numpy()
+
+
+def _measure(runs: pl.DataFrame, x: np.ndarray, y: np.ndarray, groups: np.ndarray, cue_names: tuple[str, ...],
+             meta: dict[str, Any] | None) -> FitReport:
+    """Nested leave-one-source-out figures and the model refitted on every run."""
     held = _loso(x, y, groups, choose_l2)  # the strength chosen again without each held-out source
     ok = ~np.isnan(held)
     l2_all = choose_l2(x, y, groups)
@@ -209,13 +207,94 @@ def fit_outcome(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, *, sou
             "auc": auc(y[m], held[m]) if m.any() else None,
         })
     params = OutcomeParams(
-        cues=CUE_NAMES, mean=tuple(float(v) for v in mean), scale=tuple(float(v) for v in scale),
+        cues=cue_names, mean=tuple(float(v) for v in mean), scale=tuple(float(v) for v in scale),
         weights=tuple(round(float(v), 6) for v in w), bias=round(b, 6),
         meta={"fitted_by": "trajscope outcome-fit", "l2": l2_all, "l2_grid": list(L2_GRID),
               "n_runs": len(y), "n_failed": int(y.sum()), "sources": sorted(str(g) for g in np.unique(groups)),
               "loso_auc": pooled_auc, "loso_brier": brier, "loso_ece": ece if ok.any() else None,
-              **(meta or {})})
+              "per_source": per_source, "calibration": calibration, **(meta or {})})
     predictions = [{"trace_id": str(t), "source": str(g), "failed": bool(f), "p_failed": None if math.isnan(p) else float(p)}
                    for t, g, f, p in zip(runs["trace_id"].to_list(), groups, y, held, strict=True)]
     return FitReport(params, len(y), int(y.sum()), pooled_auc, brier, ece if ok.any() else None,
                      per_source, calibration, predictions)
+
+
+def fit_outcome(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame, *, source_column: str = "source_format",
+                meta: dict[str, Any] | None = None) -> FitReport:
+    """Measure (nested leave-one-source-out) and fit the outcome estimate on the cheap cues.
+
+    Args:
+        traces: Traces frame; only runs with a recorded outcome are used.
+        steps: Their steps.
+        source_column: Column naming a run's source (the unit held out).
+        meta: Extra facts written into the params' ``meta`` (e.g. the folders read).
+
+    Returns:
+        The report, with the shipped params.
+
+    Raises:
+        ValueError: Fewer than two runs of each outcome.
+    """
+    runs = labelled_runs(traces)
+    y = (runs["outcome"] == "failure").cast(pl.Float64).to_numpy()
+    _check_labels(y)
+    x = cue_frame(runs, steps).select(CUE_NAMES).to_numpy().astype(float)
+    groups = runs[source_column].fill_null("?").cast(pl.Utf8).to_numpy()
+    return _measure(runs, x, y, groups, CUE_NAMES, meta)
+
+
+@dataclass
+class ModelsReport:
+    """Both fitted models of ``trajscope outcome-fit --judge`` and the ship decision.
+
+    Attributes:
+        cheap: The cheap model's report (every labelled run).
+        judge: The cheap + judge model's report (the runs the judge answered), or None.
+        cheap_same_runs: The cheap model measured on the judge model's runs (the ship rule's
+            comparison; the same object as ``cheap`` when the judge answered every run).
+        models: What the params file holds.
+    """
+
+    cheap: FitReport
+    judge: FitReport | None
+    cheap_same_runs: FitReport | None
+    models: OutcomeModels
+
+
+def fit_outcome_models(traces: pl.DataFrame, steps: pl.DataFrame | pl.LazyFrame,
+                       judge_values: dict[str, float] | None = None, *, source_column: str = "source_format",
+                       meta: dict[str, Any] | None = None, judge_meta: dict[str, Any] | None = None) -> ModelsReport:
+    """Fit and measure the cheap model and, with judge values, the cheap + judge model.
+
+    Args:
+        traces: Traces frame; only runs with a recorded outcome are used.
+        steps: Their steps.
+        judge_values: Trace id -> judge cue (:mod:`analyzer.outcome.judge_cue`); None: cheap only.
+        source_column: Column naming a run's source (the unit held out).
+        meta: Extra facts written into each model's ``meta``.
+        judge_meta: Extra facts written into the judge model's ``meta`` (model id, prompt id, cost).
+
+    Returns:
+        Both reports and the models, with the ship rule's decision (:func:`ship_judge`).
+
+    Raises:
+        ValueError: Fewer than two runs of each outcome.
+    """
+    cheap = fit_outcome(traces, steps, source_column=source_column, meta=meta)
+    if not judge_values:
+        return ModelsReport(cheap, None, None, OutcomeModels(cheap.params, meta={"ship_rule": SHIP_RULE}))
+    runs = labelled_runs(traces)
+    runs = runs.filter(pl.col("trace_id").is_in(pl.Series(list(judge_values), dtype=pl.Utf8).implode()))
+    y = (runs["outcome"] == "failure").cast(pl.Float64).to_numpy()
+    _check_labels(y)
+    groups = runs[source_column].fill_null("?").cast(pl.Utf8).to_numpy()
+    x_cheap = cue_frame(runs, steps).select(CUE_NAMES).to_numpy().astype(float)
+    j = np.array([judge_values[t] for t in runs["trace_id"].to_list()], dtype=float)[:, None]
+    judge = _measure(runs, np.hstack([x_cheap, j]), y, groups, (*CUE_NAMES, JUDGE_CUE),
+                     {**(meta or {}), **(judge_meta or {})})
+    same = cheap if runs.height == cheap.n_runs else _measure(runs, x_cheap, y, groups, CUE_NAMES, meta)
+    use = ship_judge(same.auc, judge.auc)
+    decision = {"ship_rule": SHIP_RULE, "use_judge": use, "cheap_loso_auc": same.auc,
+                "judge_loso_auc": judge.auc, "runs_compared": runs.height,
+                "judge_alone_auc": auc(y, 1.0 - j[:, 0])}  # the judge's own ranking, nothing fitted
+    return ModelsReport(cheap, judge, same, OutcomeModels(cheap.params, judge.params, use, decision))

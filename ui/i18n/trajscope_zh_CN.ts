@@ -4287,5 +4287,9 @@ Open traces with File ▸ Open, or drop files and folders on the window.</source
         <source>waiting for another judge job to finish</source>
         <translation>正在等待另一个评审任务完成</translation>
     </message>
+    <message>
+        <source>asking the judge whether each run achieved its task</source>
+        <translation>正在询问评审模型每个运行是否完成了任务</translation>
+    </message>
 </context>
 </TS>

@@ -21,6 +21,7 @@ TRANSLATIONS: dict[str, str] = {
     "{runs}: back to the recorded outcome": "{runs}：恢复为记录的结果",
     "{runs} marked as {outcome}": "{runs} 已标记为{outcome}",
     # the estimate
+    "asking the judge whether each run achieved its task": "正在询问评审模型每个运行是否完成了任务",
     "likely failed ({p})": "可能失败（{p}）",
     "failure?": "失败?",
     "success?": "成功?",
