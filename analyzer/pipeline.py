@@ -28,7 +28,6 @@ from analyzer.attribution.rationale import JUDGE_CATEGORY, explain, simple
 from analyzer.attribution.value_curve import EVIDENCE_ESTIMATOR, drop_note, value_curve
 from analyzer.contrast.corpus import contrast_corpus
 from analyzer.detection.runner import DECISIVE_PHASE, STEPS_PHASE, run_detectors
-from analyzer.detection.text import is_decision
 from analyzer.errors import ModelUnavailable
 from analyzer.frames.build import trajectories_from_frames
 from analyzer.jobs import (
@@ -48,6 +47,7 @@ from analyzer.plugin_host.registry import PluginHost, default_host
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Outcome, Trajectory
 from analyzer.signals.run import apply_signals
+from analyzer.signals.steps import columns_of, step_signals, table_for
 
 EMBED_CHARS = 1500
 """Characters of each step embedded (the embedder truncates to ~256 tokens anyway)."""
@@ -80,6 +80,9 @@ class RunSignals:
         step_embeddings: The step embeddings (rows aligned with steps), if computed.
         task_embedding: The task embedding, if computed.
         features: Feature matrix (steps x FEATURE_NAMES).
+        table: The run's table of step signals (:mod:`analyzer.signals.steps`), computed once here and
+            read by the detectors, the features, the agent rule, the category chooser, the rationale
+            and the value curve's term matrix.
     """
 
     findings: list[Finding]
@@ -88,6 +91,7 @@ class RunSignals:
     step_embeddings: np.ndarray | None
     task_embedding: np.ndarray | None
     features: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    table: pl.DataFrame | None = None
 
 
 def embed_run(trajectory: Trajectory, embedder: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -112,7 +116,10 @@ def prepare_run(
     settings: dict[str, Any] | None = None,
     evidence_weights: Mapping[str, float] | None = None,
 ) -> RunSignals:
-    """Embeddings, steps-phase detectors and features of one (blinded) run.
+    """Embeddings, the step-signal table, steps-phase detectors and features of one (blinded) run.
+
+    The table of step signals (:func:`~analyzer.signals.steps.step_signals`) is computed once here and
+    carried to the detectors (``ctx.step_table``), the features and the returned :class:`RunSignals`.
 
     ``evidence_weights`` weigh the evidence column (the ranker params' ``evidence_classes``);
     None: the shipped ranker's.
@@ -127,16 +134,18 @@ def prepare_run(
             alignment = [float(v) for v in step_emb @ task_emb]
         except Exception as exc:  # embeddings are optional: fall back to lexical signals
             errors.append(f"embedder: {type(exc).__name__}: {exc}")
+    table = step_signals(trajectory)
     ctx = DetectionContext(
         step_embeddings=step_emb.tolist() if step_emb is not None else None,
         task_embedding=task_emb.tolist() if task_emb is not None else None,
         settings=dict(settings or {}),
+        step_table=table,
     )
     det = run_detectors(trajectory, ctx, host, only=detectors, phase=STEPS_PHASE)
     errors.extend(det.errors)
     weights = Ranker.shipped().params.evidence_classes if evidence_weights is None else evidence_weights
-    feats = step_features(trajectory, det.findings, step_emb, task_emb, weights)
-    return RunSignals(det.findings, errors, alignment, step_emb, task_emb, feats)
+    feats = step_features(trajectory, det.findings, step_emb, task_emb, weights, table=table)
+    return RunSignals(det.findings, errors, alignment, step_emb, task_emb, feats, table)
 
 
 @dataclass
@@ -254,6 +263,7 @@ def analyze_run(
                       evidence_weights=ranker.params.evidence_classes)
     errors = list(sig.errors)
     findings = list(sig.findings)
+    table = table_for(traj, None, sig.table)
     n = len(traj.steps)
     logits = ranker.logits(sig.features)
     p_fail = _p_failure(traj, findings)
@@ -263,7 +273,7 @@ def analyze_run(
     if n and failed_or_unknown:
         judge_p: dict[int, float] | None = None
         top_k = opts.judge_top_k if opts.judge_top_k is not None else ranker.params.judge_top_k
-        decides = any(is_decision(s) for s in traj.steps)  # a run that errored before the agent acted has none
+        decides = any(columns_of(table)["decision"])  # a run that errored before the agent acted has none
         if judge.judge is not None and top_k > 0 and ranker.params.judge_weight != 0.0 and decides:
             top = [int(k) for k in np.argsort(-logits, kind="stable")[:top_k]]
             j = judge.judge
@@ -279,7 +289,7 @@ def analyze_run(
                         temperature=ranker.confidence_temperature(sig.features, logits),
                         uncertain_below=ranker.params.uncertain_below,
                         uncertain_top=ranker.params.uncertain_top,
-                        category_params=ranker.params.category)
+                        category_params=ranker.params.category, table=table)
         if traj.outcome != Outcome.FAILURE and att.decisive_step is not None and att.explanation is not None:
             hedge = Message("outcome_likely_failed") if likely_failed else outcome_note(findings, traj)
             att.explanation = replace(att.explanation, tail=(*att.explanation.tail, hedge))
@@ -287,7 +297,8 @@ def analyze_run(
         strongest = max((f.score for f in findings if f.step == att.decisive_step), default=0.0)
         ask = opts.judge_classify == "always" or (opts.judge_classify == "weak" and strongest < STRONG_FINDING)
         if judge.judge is not None and att.decisive_step is not None and ask:
-            ctx = DetectionContext(settings={"judge": judge.judge, "decisive_step": att.decisive_step})
+            ctx = DetectionContext(settings={"judge": judge.judge, "decisive_step": att.decisive_step},
+                                   step_table=table)
             model = getattr(judge.judge, "model_id", None)
             tell("judge_category", att.decisive_step, n)
             det = judge.call(errors, "category", lambda: run_detectors(
@@ -302,9 +313,9 @@ def analyze_run(
             jdist = {str(f.category): f.score for f in decisive_findings if f.step == att.decisive_step}
             if jdist:
                 att.category, _ = choose_category(traj, att.decisive_step, findings, sig.features, jdist,
-                                                  ranker.params.category)
+                                                  ranker.params.category, table=table)
                 tail = (*(att.explanation.tail if att.explanation else ()), JUDGE_CATEGORY)
-                att.explanation = explain(traj, att.decisive_step, att.category, findings, tail)
+                att.explanation = explain(traj, att.decisive_step, att.category, findings, tail, table=table)
                 att.rationale = att.explanation.render()
         if opts.judge_curve and judge.judge is not None and (traj.outcome == Outcome.FAILURE or likely_failed):
             j = judge.judge
@@ -319,12 +330,12 @@ def analyze_run(
                 judge_values = [float(v) for v in vc.values]
                 judge_model = judge_model or getattr(j, "model_id", None)
     # V(t) from the content only (steps-phase findings: the decisive-phase ones follow the ranker)
-    evidence = step_evidence(traj, sig.findings, sig.alignment, judge_values)
+    evidence = step_evidence(traj, sig.findings, sig.alignment, judge_values, table=table)
     curve = value_curve(evidence, ranker.params.value_prior, outcome=str(traj.outcome))
     note = drop_note(curve, att.decisive_step if att is not None else None)
     ra = _assemble(traj, att, curve.values, curve.drops, sig.alignment, findings, errors,
                    judge_model, judge_values, p_fail, note)
-    apply_signals(traj, ra, host, opts.detectors)  # after attribution: never moves the decisive step
+    apply_signals(traj, ra, host, opts.detectors, table=table)  # after attribution: never moves the decisive step
     return ra
 
 

@@ -18,21 +18,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import polars as pl
 
 from analyzer.attribution.category_params import CategoryParams
 from analyzer.attribution.features import FEATURE_NAMES
 from analyzer.attribution.ranker import softmax
 from analyzer.attribution.rationale import Rationale, explain, ranking_tail, simple
-from analyzer.detection.text import (
-    acts,
-    agent_identity,
-    echoes_prompt,
-    is_decision,
-    is_handoff,
-    runs_code,
-)
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
+from analyzer.signals.steps import columns_of, table_for, table_of_steps
 from analyzer.taxonomy import CATEGORY_IDS, Category
 
 _EPS = 1e-4
@@ -113,29 +107,35 @@ def agent_mass(agents: Sequence[str], logits: np.ndarray, temperature: float) ->
     return dict(sorted(mass.items(), key=lambda kv: -kv[1]))
 
 
-def actor_share(steps: Sequence[Step]) -> dict[str, float]:
+def actor_share(steps: Sequence[Step], table: pl.DataFrame | None = None) -> dict[str, float]:
     """Each agent's share of the run's acting decisions (tool calls, code blocks, action sections).
 
-    Empty when no decision acts.
+    Empty when no decision acts. ``table`` is the run's step-signal table (``acts``, ``agent``;
+    computed when None).
     """
+    tab = table_of_steps(steps, table)
     counts: dict[str, int] = {}
-    for s in steps:
-        if acts(s):
-            a = agent_identity(s)
+    t = columns_of(tab)
+    for acting, a in zip(t["acts"], t["agent"], strict=True):
+        if acting:
             counts[a] = counts.get(a, 0) + 1
     total = sum(counts.values())
     return {a: c / total for a, c in counts.items()} if total else {}
 
 
-def first_runner(steps: Sequence[Step]) -> tuple[str, int] | None:
+def first_runner(steps: Sequence[Step], table: pl.DataFrame | None = None) -> tuple[str, int] | None:
     """The agent that first runs something, and the step where it does (None when no step does).
 
-    Running is a tool call, an action or a runnable code block (:func:`runs_code`); a JSON
-    command block, a logged prompt or a handoff to another agent (:func:`is_handoff`) is not.
+    Running is a tool call, an action or a runnable code block (the table's ``runs_code``,
+    :func:`~analyzer.detection.text.runs_code`); a JSON command block, a logged prompt or a
+    handoff to another agent (``handoff``) is not. ``table`` is the run's step-signal table
+    (computed when None).
     """
-    for s in steps:
-        if runs_code(s) and not is_handoff(s):
-            return agent_identity(s), s.index
+    tab = table_of_steps(steps, table)
+    t = columns_of(tab)
+    for i, a, runs, handoff in zip(t["step"], t["agent"], t["runs_code"], t["handoff"], strict=True):
+        if runs and not handoff:
+            return a, i
     return None
 
 
@@ -208,6 +208,7 @@ def choose_category(
     features: np.ndarray | None = None,
     judge_dist: Mapping[str, float] | None = None,
     params: CategoryParams | None = None,
+    table: pl.DataFrame | None = None,
 ) -> tuple[str, str]:
     """Category of the failure at ``step`` and a short reason.
 
@@ -220,6 +221,7 @@ def choose_category(
     rules read from its words (claims, numbers) do not apply: they are the prompt's. The params
     come from the ranker params file's ``category`` section, chosen by ``trajscope eval fit``
     (:class:`~analyzer.attribution.category_params.CategoryParams`; None: its defaults).
+    ``table`` is the run's step-signal table (``echoes_prompt``; computed when None and needed).
     """
     p = params or CategoryParams()
     votes: dict[str, float] = {}
@@ -244,7 +246,7 @@ def choose_category(
         row = features[step]
         if p.error_output_rule and row[col["observation"]] and trajectory.steps[step].is_error:
             return Category.ENVIRONMENT_FAILURE.value, "error output at the step"
-        if echoes_prompt(trajectory.steps[step]):
+        if columns_of(table_for(trajectory, None, table))["echoes_prompt"][step]:
             # the words are the prompt's instructions ("if you finish the task ..."), not the agent's claims
             row = row.copy()
             row[[col["assume"], col["new_numbers_prose_log"], col["verify"], col["done"]]] = 0.0
@@ -276,6 +278,7 @@ def attribute(
     uncertain_below: float = 0.0,
     uncertain_top: int = 3,
     category_params: CategoryParams | None = None,
+    table: pl.DataFrame | None = None,
 ) -> Attribution:
     """Rank the steps of a failed run and name the decisive one.
 
@@ -301,9 +304,11 @@ def attribute(
         uncertain_top: How many candidates an uncertain answer names.
         category_params: Tunables of the category chooser (the params file's ``category``
             section; None: :class:`~analyzer.attribution.category_params.CategoryParams`'s defaults).
+        table: The run's step-signal table (:func:`~analyzer.signals.steps.table_for`); computed when None.
     """
     steps = trajectory.steps
-    if not steps or not any(is_decision(s) for s in steps):
+    tab = table_for(trajectory, None, table)
+    if not steps or not any(columns_of(tab)["decision"]):
         why = simple("run_no_steps" if not steps else "run_no_agent_steps")
         return Attribution([], np.zeros(len(steps)), None, None, None, None, why.render(), explanation=why)
     final = combine_with_judge(logits, judge_p or {}, judge_weight)
@@ -314,15 +319,16 @@ def attribute(
     best = cands[0]
     confidence = round(best.probability, 4)
     unsure = uncertain_candidates(cands, confidence, uncertain_below, uncertain_top)
-    agents = [agent_identity(s) for s in steps]
+    agents: list[str] = columns_of(tab)["agent"]
     share = agent_mass(agents, final, agent_temperature)
     by_mass = responsible_agent(agents, final, agent_temperature)
-    actors = actor_share(steps) if actor_weight else {}
-    first = first_runner(steps) if first_runner_weight else None
+    actors = actor_share(steps, tab) if actor_weight else {}
+    first = first_runner(steps, tab) if first_runner_weight else None
     agent = responsible_agent(agents, final, agent_temperature, actors, actor_weight,
                               first[0] if first else None, first_runner_weight)
     by_actions = responsible_agent(agents, final, agent_temperature, actors, actor_weight)
-    category, _ = choose_category(trajectory, best.step, findings, features, judge_dist, category_params)
+    category, _ = choose_category(trajectory, best.step, findings, features, judge_dist, category_params,
+                                  tab)
     runner = cands[1] if len(cands) > 1 else None
     named_first = first is not None and agent == first[0] and agent != by_actions
     explanation = explain(trajectory, best.step, category, findings, ranking_tail(
@@ -330,7 +336,7 @@ def attribute(
         agent=agent if agent != agents[best.step] else None, agent_share=share.get(agent),
         actor_share=actors.get(agent) if agent != by_mass and not named_first else None,
         first_run_step=first[1] if named_first and first is not None else None,
-        judge_reranked=len(judge_p or {}), uncertain_steps=unsure))
+        judge_reranked=len(judge_p or {}), uncertain_steps=unsure), table=tab)
     return Attribution(
         candidates=cands, probs=probs, decisive_step=best.step, decisive_agent=agent,
         category=category, confidence=confidence, rationale=explanation.render(),

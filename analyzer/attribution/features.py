@@ -2,7 +2,8 @@
 
 Only structure every importer provides (step kinds, roles, error flags, order), text cues,
 detector findings and task alignment. No agent names, no dataset conventions, and never
-the gold labels.
+the gold labels. The per-step facts come from the run's table of step signals
+(:mod:`analyzer.signals.steps`); the columns here put them in the ranker's form.
 """
 
 from __future__ import annotations
@@ -12,38 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import polars as pl
 
-from analyzer.detection.helpers import lexical_alignment
-from analyzer.detection.text import (
-    ASSUMPTION_RE,
-    DONE_RE,
-    RETRIEVAL_CLAIM_RE,
-    REVISION_RE,
-    VERIFY_RE,
-    WORKAROUND_RE,
-    acts,
-    agent_identity,
-    briefing_steps,
-    code_blocks,
-    entities,
-    is_acting,
-    is_decision,
-    is_empty_output,
-    is_handoff,
-    is_input,
-    is_observation,
-    is_termination_only,
-    list_items,
-    next_observation,
-    runs_code,
-    significant_numbers,
-    source_decision,
-    strip_code,
-    task_containment,
-    unresolved_error,
-)
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Trajectory
+from analyzer.signals.steps import columns_of, table_for
 from analyzer.taxonomy import Category
 
 FINDING_CATEGORIES: tuple[str, ...] = tuple(c.value for c in Category if c != Category.OTHER)
@@ -166,10 +140,16 @@ class EvidencePart:
     symptom: bool
 
 
-def evidence_parts(trajectory: Trajectory, findings: Sequence[Finding]) -> list[EvidencePart]:
-    """What each steps-phase finding of a run says for the evidence column (no weights applied)."""
-    steps = trajectory.steps
-    n = len(steps)
+def evidence_parts(trajectory: Trajectory, findings: Sequence[Finding],
+                   table: pl.DataFrame | None = None) -> list[EvidencePart]:
+    """What each steps-phase finding of a run says for the evidence column (no weights applied).
+
+    ``table`` is the run's step-signal table (:func:`~analyzer.signals.steps.table_for`; computed when None).
+    """
+    n = len(trajectory.steps)
+    tab = table_for(trajectory, None, table)
+    t = columns_of(tab)
+    decision, unresolved = t["decision"], t["unresolved_error"]
     live = [f for f in findings if f.source != "judge_category" and 0 <= f.step < n]
     first_of: dict[str, int] = {}
     for f in sorted(live, key=lambda f: f.step):
@@ -179,10 +159,10 @@ def evidence_parts(trajectory: Trajectory, findings: Sequence[Finding]) -> list[
     for f in live:
         cat = str(f.category)
         env = f.category == Category.ENVIRONMENT_FAILURE
-        fits_kind = (not is_decision(steps[f.step])) if env else is_decision(steps[f.step])
+        fits_kind = (not decision[f.step]) if env else decision[f.step]
         symptom = cat in LATE_CATEGORIES or (cat not in CAUSE_CATEGORIES and cause_at is not None
                                              and cause_at < f.step)
-        if cat in GROUNDED_ONLY and unresolved_error(steps, f.step) is None:
+        if cat in GROUNDED_ONLY and unresolved[f.step] is None:
             symptom = True
         out.append(EvidencePart(f.step, float(f.score), first_of.get(cat) != f.step, not fits_kind, symptom))
     return out
@@ -211,18 +191,23 @@ def _within_z(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def role_features(trajectory: Trajectory, step_embeddings: np.ndarray | None = None,
-                  task_embedding: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """The behaviour-inferred role and within-run normalised columns of one run (see the module doc)."""
+                  task_embedding: np.ndarray | None = None, table: pl.DataFrame | None = None) -> dict[str, np.ndarray]:
+    """The behaviour-inferred role and within-run normalised columns of one run (see the module doc).
+
+    ``table`` is the run's step-signal table (:func:`~analyzer.signals.steps.table_for`; computed when None).
+    """
     steps = trajectory.steps
     n = len(steps)
     out = {k: np.zeros(n) for k in ROLE_FEATURES}
     if n == 0:
         return out
-    brief = briefing_steps(steps, trajectory.task)
-    dec = np.array([is_decision(s) for s in steps])
-    order = [s.index for s in steps if dec[s.index] and s.index not in brief]
-    agents = [agent_identity(s) for s in steps]
-    acting = [acts(s) for s in steps]
+    tab = table_for(trajectory, None, table)
+    cols = columns_of(tab)
+    brief = cols["briefing"]
+    dec = np.array(cols["decision"], dtype=bool)
+    order = [s.index for s in steps if dec[s.index] and not brief[s.index]]
+    agents = cols["agent"]
+    acting = cols["acts"]
     n_act: dict[str, int] = {}
     n_dec: dict[str, int] = {}
     first: dict[str, int] = {}
@@ -247,10 +232,11 @@ def role_features(trajectory: Trajectory, step_embeddings: np.ndarray | None = N
             out["top_actor_first_turn"][i] = float(t == 0 and several)
             out["top_actor_second_turn"][i] = float(t == 1)
             out["top_actor_first_act"][i] = float(i == first_act)
-    runner = next((s.index for s in steps if runs_code(s) and not is_handoff(s)), None)
+    runs, handoff = cols["runs_code"], cols["handoff"]
+    runner = next((s.index for s in steps if runs[s.index] and not handoff[s.index]), None)
     if runner is not None:
         out["first_run"][runner] = 1.0
-    out["len_z"] = _within_z(np.array([math.log1p(len(s.text)) for s in steps]), dec)
+    out["len_z"] = _within_z(np.array([math.log1p(v) for v in cols["text_len"]]), dec)
     if step_embeddings is not None and len(step_embeddings) == n and n > 1:
         e = np.asarray(step_embeddings, dtype=np.float64)
         later = np.zeros(n)
@@ -262,10 +248,11 @@ def role_features(trajectory: Trajectory, step_embeddings: np.ndarray | None = N
         out["task_sim_z"] = _within_z(sim, dec)
         nxt = np.zeros(n)
         has = np.zeros(n, dtype=bool)
+        next_obs = cols["next_observation"]
         for i in order:
-            o = next_observation(steps, i)
+            o = next_obs[i]
             if o is not None:
-                nxt[i], has[i] = sim[o.index], True
+                nxt[i], has[i] = sim[o], True
         out["next_obs_task_sim_z"] = _within_z(nxt, has)
     return out
 
@@ -273,8 +260,13 @@ def role_features(trajectory: Trajectory, step_embeddings: np.ndarray | None = N
 
 def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
                   step_embeddings: np.ndarray | None = None, task_embedding: np.ndarray | None = None,
-                  evidence_weights: Mapping[str, float] | None = None) -> np.ndarray:
+                  evidence_weights: Mapping[str, float] | None = None,
+                  table: pl.DataFrame | None = None) -> np.ndarray:
     """Feature matrix (steps x FEATURE_NAMES) of one run.
+
+    Every per-step fact comes from the run's step-signal table (:mod:`analyzer.signals.steps`):
+    the columns here are that table's columns put in the ranker's form (flags, log counts,
+    positions, within-run normalisations) together with the detector findings.
 
     Args:
         trajectory: The run (gold fields are ignored).
@@ -284,6 +276,7 @@ def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
         task_embedding: Unit-norm embedding of the task, if computed.
         evidence_weights: Weights of the evidence column (:data:`EVIDENCE_KEYS`; the ranker
             params' ``evidence_classes``); None makes no distinction.
+        table: The run's step-signal table (:func:`~analyzer.signals.steps.table_for`); computed when None.
 
     Returns:
         A float64 array of shape ``(len(steps), len(FEATURE_NAMES))``.
@@ -293,25 +286,24 @@ def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
     x = np.zeros((n, len(FEATURE_NAMES)), dtype=np.float64)
     if n == 0:
         return x
+    tab = table_for(trajectory, None, table)
+    t = columns_of(tab)
     col = {name: k for k, name in enumerate(FEATURE_NAMES)}
-    brief = briefing_steps(steps, trajectory.task)
-    seen_numbers = significant_numbers(trajectory.task)
-    seen_entities = entities(trajectory.task)
-    err_idx = [s.index for s in steps if is_observation(s) and s.is_error]
+    err_idx = [s.index for s in steps if t["observation"][s.index] and t["is_error"][s.index]]
     first_err = err_idx[0] if err_idx else None
     first_err_src = None
     if first_err is not None:
-        first_err_src = source_decision(steps, first_err)
+        first_err_src = t["source_decision"][first_err]
     by_step: dict[int, dict[str, float]] = {}
-    evidence = evidence_column(evidence_parts(trajectory, findings), n,
+    evidence = evidence_column(evidence_parts(trajectory, findings, tab), n,
                                PLAIN_EVIDENCE if evidence_weights is None else evidence_weights)
     for f in findings:
         if f.source == "judge_category" or f.step >= n:
             continue
         d = by_step.setdefault(f.step, {})
         d[str(f.category)] = max(d.get(str(f.category), 0.0), f.score)
-    lex = [lexical_alignment(trajectory.task, s.text) for s in steps]
-    dec_lex = [lex[s.index] for s in steps if is_decision(s)] or lex
+    lex = t["lexical_alignment"]
+    dec_lex = [lex[s.index] for s in steps if t["decision"][s.index]] or lex
     lex_mean = float(np.mean(dec_lex))
     ordinal = 0
     agents_seen: set[str] = set()
@@ -325,54 +317,47 @@ def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
         row[col["rel_pos"]] = i / (n - 1) if n > 1 else 0.0
         row[col["log_pos"]] = math.log1p(i)
         row[col["is_last"]] = float(i == n - 1)
-        dec, obs = is_decision(s), is_observation(s)
+        dec, obs = t["decision"][i], t["observation"][i]
+        brief = t["briefing"][i]
         row[col["decision"]] = float(dec)
         row[col["observation"]] = float(obs)
-        row[col["input"]] = float(is_input(s))
-        row[col["briefing"]] = float(i in brief)
-        row[col["task_containment"]] = task_containment(trajectory.task, s.text) if trajectory.task else 0.0
-        text = s.text[:50000]
-        prose = strip_code(text)
-        nums = significant_numbers(text)
-        if dec and i not in brief:
+        row[col["input"]] = float(t["input"][i])
+        row[col["briefing"]] = float(brief)
+        row[col["task_containment"]] = t["task_containment"][i]
+        if dec and not brief:
             row[col["first_decision"]] = float(ordinal == 0)
             row[col["second_decision"]] = float(ordinal == 1)
             row[col["decision_ordinal_log"]] = math.log1p(ordinal)
             ordinal += 1
         if dec:
-            agent = agent_identity(s)
+            agent = t["agent"][i]
             row[col["agent_first_turn"]] = float(agent not in agents_seen)
             row[col["same_agent_as_prev"]] = float(prev_decision_agent == agent)
             agents_seen.add(agent)
             prev_decision_agent = agent
-            nxt = next_observation(steps, i)
-            row[col["next_obs_error"]] = float(nxt is not None and nxt.is_error)
-            row[col["empty_result_follows"]] = float(nxt is not None and is_empty_output(nxt.text))
-            row[col["workaround"]] = float(bool(WORKAROUND_RE.search(prose)))
-            row[col["list_items_log"]] = math.log1p(list_items(prose))
-            row[col["new_entities_log"]] = math.log1p(len(entities(prose) - seen_entities))
-            row[col["prose_len_log"]] = math.log1p(len(prose)) / 10.0
+            nxt = t["next_observation"][i]
+            row[col["next_obs_error"]] = float(nxt is not None and t["is_error"][nxt])
+            row[col["empty_result_follows"]] = float(nxt is not None and t["empty_output"][nxt])
+            row[col["workaround"]] = float(t["workaround"][i])
+            row[col["list_items_log"]] = math.log1p(t["list_items"][i])
+            row[col["new_entities_log"]] = math.log1p(t["new_entities"][i])
+            row[col["prose_len_log"]] = math.log1p(t["prose_len"][i]) / 10.0
             row[col["prev_obs_error"]] = float(prev_obs_error)
-            row[col["acting"]] = float(is_acting(s))
-            row[col["assume"]] = float(bool(ASSUMPTION_RE.search(text)))
-            row[col["verify"]] = float(bool(VERIFY_RE.search(prose)))
-            row[col["done"]] = float(bool(DONE_RE.search(prose)))
-            row[col["termination_only"]] = float(is_termination_only(prose))
-            row[col["retrieval_claim"]] = float(bool(RETRIEVAL_CLAIM_RE.search(prose)))
-            row[col["revision"]] = float(bool(REVISION_RE.search(prose)))
-            new_all = nums - seen_numbers
-            new_prose = significant_numbers(prose) - seen_numbers
-            code_nums: set[str] = set()
-            for c in code_blocks(text):
-                code_nums |= significant_numbers(c)
-            row[col["new_numbers_log"]] = math.log1p(len(new_all))
-            row[col["new_numbers_prose_log"]] = math.log1p(len(new_prose))
-            row[col["code_new_numbers"]] = float(bool(code_nums - seen_numbers))
+            row[col["acting"]] = float(t["acting"][i])
+            row[col["assume"]] = float(t["assume"][i])
+            row[col["verify"]] = float(t["verify"][i])
+            row[col["done"]] = float(t["done"][i])
+            row[col["termination_only"]] = float(t["termination_only"][i])
+            row[col["retrieval_claim"]] = float(t["retrieval_claim"][i])
+            row[col["revision"]] = float(t["revision"][i])
+            row[col["new_numbers_log"]] = math.log1p(t["new_numbers"][i])
+            row[col["new_numbers_prose_log"]] = math.log1p(t["new_numbers_prose"][i])
+            row[col["code_new_numbers"]] = float(t["code_new_numbers"][i])
             row[col["no_obs_before"]] = float(not obs_seen)
         row[col["errors_after_log"]] = math.log1p(sum(1 for e in err_idx if e > i))
         row[col["first_error_source"]] = float(first_err_src == i)
         row[col["before_first_error"]] = float(first_err is None or i < first_err)
-        row[col["len_log"]] = math.log1p(len(s.text)) / 10.0
+        row[col["len_log"]] = math.log1p(t["text_len"][i]) / 10.0
         cats = by_step.get(i, {})
         row[col["finding_max"]] = max(cats.values(), default=0.0)
         row[col["finding_agent"]] = max((v for c, v in cats.items() if c != Category.ENVIRONMENT_FAILURE.value),
@@ -382,13 +367,11 @@ def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
         row[col["evidence"]] = evidence[i]
         row[col["n_findings_log"]] = math.log1p(len(cats))
         row[col["lex_align_centered"]] = lex[i] - lex_mean
-        seen_numbers |= nums
-        seen_entities |= entities(text)
         if obs:
             obs_seen = True
-            prev_obs_error = bool(s.is_error)
+            prev_obs_error = bool(t["is_error"][i])
         elif dec:
             prev_obs_error = False
-    for name, values in role_features(trajectory, step_embeddings, task_embedding).items():
+    for name, values in role_features(trajectory, step_embeddings, task_embedding, tab).items():
         x[:, col[name]] = values
     return x

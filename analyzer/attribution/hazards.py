@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import polars as pl
 
 from analyzer.attribution.curve_params import (
     FAILURE_COLUMNS,
@@ -38,18 +39,11 @@ from analyzer.attribution.curve_params import (
     CurveParams,
     shipped_curve_params,
 )
-from analyzer.detection.helpers import lexical_alignment
 from analyzer.detection.messages import TERM_LABELS
-from analyzer.detection.text import (
-    action_signature,
-    content_words,
-    error_text,
-    is_decision,
-    is_observation,
-    jaccard,
-)
+from analyzer.detection.text import content_words, error_text, jaccard
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
+from analyzer.signals.steps import columns_of, table_for
 from analyzer.taxonomy import BY_ID, Category
 
 _ERROR_OUTPUT_RE = re.compile(
@@ -121,11 +115,11 @@ def _title(category: str) -> str:
     return info.title.lower() if info is not None else category.replace("_", " ")
 
 
-def _looks_like_error(s: Step) -> bool:
+def _looks_like_error(s: Step, observation: bool) -> bool:
     if s.error_text:
         return True
     head = s.text[:4000]
-    return is_observation(s) and bool(_ERROR_OUTPUT_RE.search(head) or _ERROR_CAPS_RE.search(head))
+    return observation and bool(_ERROR_OUTPUT_RE.search(head) or _ERROR_CAPS_RE.search(head))
 
 
 def _tests_pass(s: Step) -> bool:
@@ -133,7 +127,7 @@ def _tests_pass(s: Step) -> bool:
     return bool(_TESTS_PASS_RE.search(text)) and not _TESTS_FAIL_RE.search(text)
 
 
-def _error_columns(steps: Sequence[Step], x: np.ndarray, params: CurveParams) -> np.ndarray:
+def _error_columns(steps: Sequence[Step], x: np.ndarray, params: CurveParams, table: pl.DataFrame) -> np.ndarray:
     """Fill the error and recovery columns; return the passing-tests marks (one per step).
 
     An *episode* opens at an error and closes at the first recovery: the failed action run
@@ -141,6 +135,9 @@ def _error_columns(steps: Sequence[Step], x: np.ndarray, params: CurveParams) ->
     row, or passing tests.
     """
     passing = np.zeros(len(steps), dtype=bool)
+    t = columns_of(table)
+    decision, observation = t["decision"], t["observation"]
+    sigs: list[str | None] = t["action_signature"]
     last_action: Step | None = None
     open_words: frozenset[str] | None = None  # first error's words while an episode is open
     failed_tool: str | None = None
@@ -148,10 +145,10 @@ def _error_columns(steps: Sequence[Step], x: np.ndarray, params: CurveParams) ->
     clean = 0
     for s in steps:
         i = s.index
-        if is_decision(s) and action_signature(s) is not None:
+        if decision[i] and sigs[i] is not None:
             last_action = s
         flagged = s.is_error
-        textual = not flagged and _looks_like_error(s)
+        textual = not flagged and _looks_like_error(s, observation[i])
         if flagged or textual:
             words = content_words(error_text(s)[:2000] or s.text[:2000])
             x[i, _COL["error_output" if flagged else "error_text"]] = 1.0
@@ -160,10 +157,10 @@ def _error_columns(steps: Sequence[Step], x: np.ndarray, params: CurveParams) ->
             if open_words is None:
                 open_words = words
                 failed_tool = last_action.tool_name if last_action is not None else None
-                failed_sig = action_signature(last_action) if last_action is not None else None
+                failed_sig = sigs[last_action.index] if last_action is not None else None
             clean = 0
             continue
-        if not is_observation(s):
+        if not observation[i]:
             continue
         if _tests_pass(s):
             passing[i] = True
@@ -173,7 +170,7 @@ def _error_columns(steps: Sequence[Step], x: np.ndarray, params: CurveParams) ->
             continue
         retried = last_action is not None and (
             (failed_tool is not None and last_action.tool_name == failed_tool)
-            or (failed_sig is not None and action_signature(last_action) == failed_sig))
+            or (failed_sig is not None and sigs[last_action.index] == failed_sig))
         clean += 1
         if retried:
             x[i, _COL["retry_succeeds"]] = 1.0
@@ -198,7 +195,8 @@ def _finding_columns(findings: Sequence[Finding], x: np.ndarray) -> None:
         x[step, col] += score
 
 
-def _alignment_column(steps: Sequence[Step], alignment: Sequence[float], params: CurveParams) -> np.ndarray:
+def _alignment_column(steps: Sequence[Step], alignment: Sequence[float], params: CurveParams,
+                      table: pl.DataFrame) -> np.ndarray:
     """How far the smoothed task alignment of decision steps has fallen below the run's baseline (0-1).
 
     The baseline is the median alignment of the first ``align_baseline_share`` (at least
@@ -207,8 +205,9 @@ def _alignment_column(steps: Sequence[Step], alignment: Sequence[float], params:
     """
     n = len(steps)
     col = np.zeros(n)
-    idx = [s.index for s in steps
-           if is_decision(s) and len(content_words(s.text[:4000])) >= params.align_min_words]
+    t = columns_of(table)
+    decision, words = t["decision"], t["content_words"]
+    idx = [s.index for s in steps if decision[s.index] and words[s.index] >= params.align_min_words]
     if len(idx) < params.align_min_steps:
         return col
     vals = np.array([float(alignment[i]) for i in idx])
@@ -242,6 +241,7 @@ def term_matrix(
     alignment: Sequence[float] | None = None,
     judge_values: Sequence[float] | None = None,
     params: CurveParams | None = None,
+    table: pl.DataFrame | None = None,
 ) -> TermMatrix:
     """The unweighted evidence of every step of a run (:data:`TERM_COLUMNS`).
 
@@ -252,6 +252,8 @@ def term_matrix(
         judge_values: The judge's per-step value (chance of success after each step), if it ran.
         params: The filter constants (episode and alignment rules); None for the shipped ones.
             The weights are not read here.
+        table: The run's step-signal table (kinds, action signatures, lexical alignment, content words:
+            :func:`~analyzer.signals.steps.table_for`); computed when None.
 
     Returns:
         The matrix (finite values).
@@ -262,11 +264,11 @@ def term_matrix(
     x = np.zeros((n, len(TERM_COLUMNS)))
     if n == 0:
         return TermMatrix(x)
-    passing = _error_columns(steps, x, p)
+    tab = table_for(trajectory, None, table)
+    passing = _error_columns(steps, x, p, tab)
     _finding_columns(findings, x)
-    align = alignment if alignment is not None and len(alignment) == n else [
-        lexical_alignment(trajectory.task, s.text) for s in steps]
-    a = _alignment_column(steps, align, p)
+    align = alignment if alignment is not None and len(alignment) == n else columns_of(tab)["lexical_alignment"]
+    a = _alignment_column(steps, align, p, tab)
     unreadable = np.isnan(a)  # a NaN alignment or judge value says nothing, not even to the tests-pass rule
     x[:, _COL["alignment_fall"]] = np.nan_to_num(a, nan=0.0)
     has_judge = judge_values is not None and len(judge_values) == n
@@ -347,6 +349,7 @@ def step_evidence(
     alignment: Sequence[float] | None = None,
     judge_values: Sequence[float] | None = None,
     params: CurveParams | None = None,
+    table: pl.DataFrame | None = None,
 ) -> StepEvidence:
     """Per-step log likelihood ratios (derailed vs on track) from the run's content.
 
@@ -358,8 +361,9 @@ def step_evidence(
         alignment: Embedding cosine of each step with the task; None for the lexical set-cosine.
         judge_values: The judge's per-step value (chance of success after each step), if it ran.
         params: Weights and constants; None for the shipped params file.
+        table: The run's step-signal table (:func:`~analyzer.signals.steps.table_for`); computed when None.
 
     Returns:
         The total and per-term evidence, and the plain-words reason of each step.
     """
-    return weigh(term_matrix(trajectory, findings, alignment, judge_values, params), params)
+    return weigh(term_matrix(trajectory, findings, alignment, judge_values, params, table), params)

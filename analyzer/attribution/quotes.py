@@ -169,7 +169,7 @@ def key_segment(step: Step, boilerplate: frozenset[str] = frozenset()) -> Segmen
     return max(segs, key=lambda s: (s.text not in boilerplate, specificity(s), -s.start))
 
 
-def recurring_prompt_text(steps: Sequence[Step]) -> frozenset[str]:
+def recurring_prompt_text(steps: Sequence[Step], echoes: Sequence[bool] | None = None) -> frozenset[str]:
     """Sentences that recur in two or more different logged prompts of a run.
 
     A system that logs each model call's whole prompt as the agent's message (a step that
@@ -177,11 +177,12 @@ def recurring_prompt_text(steps: Sequence[Step]) -> frozenset[str]:
     ("Pay close attention to the Example provided", the output format); what differs between
     the prompts (the goal, the plan, the tool state) is what a quote should show. Identical
     prompts count once, so a prompt re-sent unchanged does not make its own goal boilerplate.
-    Empty for runs that log no prompts.
+    Empty for runs that log no prompts. ``echoes`` gives each step's ``echoes_prompt`` (the
+    step-signal table's column), so that it is not evaluated again.
     """
     prompts: dict[str, Step] = {}
-    for st in steps:
-        if echoes_prompt(st):
+    for k, st in enumerate(steps):
+        if echoes[k] if echoes is not None else echoes_prompt(st):
             prompts.setdefault(st.text, st)
     counts: Counter[str] = Counter()
     for st in prompts.values():

@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import polars as pl
+
 from analyzer.attribution.quotes import (
     NUMBER_TOKEN_RE,
     PRIMARY_QUOTE,
@@ -44,18 +46,13 @@ from analyzer.attribution.quotes import (
 from analyzer.detection.text import (
     REVISION_RE,
     UNCHANGED_ACTION,
-    action_signature,
     content_words,
-    is_decision,
-    is_observation,
     jaccard,
-    next_observation,
     normalise_number,
     numbers,
     quote,
     responds_to_error,
     shingles,
-    source_decision,
 )
 from analyzer.locales import catalogue, normalise_language, param_formatter
 from analyzer.messages import (
@@ -71,6 +68,7 @@ from analyzer.messages import (
 )
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, StepKind, Trajectory
+from analyzer.signals.steps import columns_of, table_for
 from analyzer.taxonomy import CATEGORY_IDS, Category
 
 SECONDARY_QUOTE = 120
@@ -296,12 +294,28 @@ class _Builder:
 
     trajectory: Trajectory
     step: int
+    table: pl.DataFrame | None = None
     parts: list[Message] = field(default_factory=list)
     quoted: set[tuple[int, str, int]] = field(default_factory=set)
     boilerplate: frozenset[str] = field(init=False)
+    decision: list[bool] = field(init=False)
+    observation: list[bool] = field(init=False)
+    signature: list[str | None] = field(init=False)
+    next_obs: list[int | None] = field(init=False)
+    source: list[int | None] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.boilerplate = recurring_prompt_text(self.trajectory.steps)
+        tab = table_for(self.trajectory, None, self.table)
+        t = columns_of(tab)
+        self.decision, self.observation = t["decision"], t["observation"]
+        self.signature = t["action_signature"]
+        self.next_obs, self.source = t["next_observation"], t["source_decision"]
+        self.boilerplate = recurring_prompt_text(self.trajectory.steps, t["echoes_prompt"])
+
+    def responds(self, reply: Step, error: Step, failed: Step | None) -> bool:
+        """:func:`~analyzer.detection.text.responds_to_error` with the table's action signatures."""
+        old = self.signature[failed.index] if failed is not None else None
+        return responds_to_error(reply, error, failed, (old, self.signature[reply.index]))
 
     @property
     def steps(self) -> list[Step]:
@@ -338,7 +352,7 @@ class _Builder:
                 self.add("step_calls", tool=tool, quote_step=seg.step, quote=text)
         elif here is not None and seg.step == here:
             self.add("says_here", quote=text)
-        elif is_observation(st):
+        elif self.observation[seg.step]:
             if st.tool_name:
                 self.add("tool_output_reads", tool=st.tool_name, quote_step=seg.step, quote=text)
             else:
@@ -374,9 +388,9 @@ def _finding_evidence(traj: Trajectory, f: Finding, boilerplate: frozenset[str] 
     return key_segment(own, boilerplate) if own is not None else None
 
 
-def _agent_next(steps: Sequence[Step], after: int, agent: str) -> Step | None:
+def _agent_next(b: _Builder, after: int, agent: str) -> Step | None:
     """The next decision of ``agent`` after step ``after`` (any agent's when it has none)."""
-    later = [s for s in steps[after + 1:] if is_decision(s) and s.text.strip()]
+    later = [s for s in b.steps[after + 1:] if b.decision[s.index] and s.text.strip()]
     return next((s for s in later if s.agent == agent), later[0] if later else None)
 
 
@@ -386,9 +400,9 @@ the lower end on it is still that action (the same script), below the upper end 
 (at or above the upper end: an unchanged retry)."""
 
 
-def _revises(step: Step, failed: Step | None) -> bool:
+def _revises(b: _Builder, step: Step, failed: Step | None) -> bool:
     """Whether ``step``'s action is ``failed``'s action changed (:data:`REVISED_ACTION`)."""
-    old, new = (action_signature(failed) if failed is not None else None), action_signature(step)
+    old, new = (b.signature[failed.index] if failed is not None else None), b.signature[step.index]
     if old is None or new is None or old == new:
         return False
     return REVISED_ACTION[0] <= jaccard(shingles(old), shingles(new)) < REVISED_ACTION[1]
@@ -403,10 +417,10 @@ def _changed_segment(step: Step, failed: Step) -> Segment | None:
 
 def _next_clause(b: _Builder, after: int, agent: str, error: Step | None, failed: Step | None = None) -> None:
     """The next decision after step ``after``: how it responds to ``error`` (an error output), if given."""
-    nxt = _agent_next(b.steps, after, agent)
+    nxt = _agent_next(b, after, agent)
     if nxt is None or nxt.index == b.step or b.quoted_step(nxt.index):
         return
-    seg = _changed_segment(nxt, failed) if error and failed is not None and _revises(nxt, failed) else None
+    seg = _changed_segment(nxt, failed) if error and failed is not None and _revises(b, nxt, failed) else None
     seg = seg or key_segment(nxt, b.boilerplate)
     if seg is None:
         return
@@ -416,14 +430,14 @@ def _next_clause(b: _Builder, after: int, agent: str, error: Step | None, failed
     if error is None:
         mid = "next_step"
     else:
-        mid = "next_handles" if responds_to_error(nxt, error, failed) else "next_ignores"
+        mid = "next_handles" if b.responds(nxt, error, failed) else "next_ignores"
     b.add(mid, next_step=nxt.index, next_quote=text)
 
 
 def _error_after(b: _Builder) -> bool:
     """The decisive step's action fails (or the step is itself an error output)."""
     d = b.steps[b.step]
-    if is_observation(d):
+    if b.observation[b.step]:
         if not is_error_output(d):
             return False
         seg = error_segment(d)
@@ -431,11 +445,12 @@ def _error_after(b: _Builder) -> bool:
         if text is None:
             return False
         b.add("error_at", step=b.step, quote=text)
-        src = source_decision(b.steps, b.step)
+        src = b.source[b.step]
         prev = b.steps[src] if src is not None else None
         _next_clause(b, b.step, prev.agent if prev is not None else "", error=d, failed=prev)
         return True
-    obs = next_observation(b.steps, b.step)
+    k = b.next_obs[b.step]
+    obs = b.steps[k] if k is not None else None
     if obs is None or not is_error_output(obs):
         return False
     if b.quoted_step(obs.index):  # the error output is quoted already (a finding's evidence)
@@ -453,14 +468,14 @@ def _error_after(b: _Builder) -> bool:
 def _error_before(b: _Builder) -> bool:
     """An error output just before the decisive step, and whether the step addresses it."""
     d = b.steps[b.step]
-    if not is_decision(d):
+    if not b.decision[b.step]:
         return False
     prev = None
     for s in reversed(b.steps[max(0, b.step - 3):b.step]):
-        if is_observation(s):
+        if b.observation[s.index]:
             prev = s
             break
-        if is_decision(s):
+        if b.decision[s.index]:
             return False
     if prev is None or not is_error_output(prev) or b.quoted_step(prev.index):
         return False
@@ -468,18 +483,18 @@ def _error_before(b: _Builder) -> bool:
     text = b.q(seg, SECONDARY_QUOTE) if seg is not None else None
     if text is None:
         return False
-    src = source_decision(b.steps, prev.index)
+    src = b.source[prev.index]
     failed = b.steps[src] if src is not None else None
-    responds = responds_to_error(d, prev, failed)
+    responds = b.responds(d, prev, failed)
     b.add("after_error" if responds else "error_ignored", step=b.step, error_step=prev.index, error_quote=text)
     return True
 
 
-def _supported(traj: Trajectory, step: int) -> list[float]:
+def _supported(b: _Builder, step: int) -> list[float]:
     """Numbers of the task, the inputs and the observations before ``step``, sorted."""
-    seen = numbers(traj.task)
-    for s in traj.steps[:step]:
-        if is_observation(s) or s.kind in (StepKind.USER, StepKind.SYSTEM):
+    seen = numbers(b.trajectory.task)
+    for s in b.steps[:step]:
+        if b.observation[s.index] or s.kind in (StepKind.USER, StepKind.SYSTEM):
             seen |= numbers(s.text)
             if s.error_text:
                 seen |= numbers(s.error_text)
@@ -513,9 +528,9 @@ def _distinctive(token: str) -> tuple[bool, int]:
 def _number_claim(b: _Builder) -> _NumberClaim | None:
     """The step's sentence with the most unsupported significant numbers (None if there is none)."""
     d = b.steps[b.step]
-    if not is_decision(d):
+    if not b.decision[b.step]:
         return None
-    seen = _supported(b.trajectory, b.step)
+    seen = _supported(b, b.step)
     own_code = numbers("\n".join(s.text for s in segments(d) if s.in_code) + "\n" + (d.tool_args or ""))
     best: tuple[int, float, _NumberClaim] | None = None
     for seg in segments(d):
@@ -556,7 +571,7 @@ def _contrast(b: _Builder, claim: Segment, raw: str) -> Segment | None:
     if len(words) < 2:
         return None
     best: tuple[int, Segment] | None = None
-    earlier = [s for s in reversed(b.steps[:b.step]) if is_observation(s)][:CONTRAST_WINDOW]
+    earlier = [s for s in reversed(b.steps[:b.step]) if b.observation[s.index]][:CONTRAST_WINDOW]
     for s in reversed(earlier):
         for seg in segments(s):
             if not any(significant(n) for n in NUMBER_TOKEN_RE.findall(seg.text)):
@@ -573,7 +588,8 @@ def _failing_line(b: _Builder) -> Segment | None:
     None when the step's action does not fail, or its output quotes none of its code lines.
     """
     d = b.steps[b.step]
-    obs = next_observation(b.steps, b.step) if is_decision(d) else None
+    k = b.next_obs[b.step] if b.decision[b.step] else None
+    obs = b.steps[k] if k is not None else None
     if obs is None or not is_error_output(obs):
         return None
     shown = f"{obs.text[:50000]}\n{obs.error_text or ''}"
@@ -606,6 +622,7 @@ def explain(
     category: str | None,
     findings: Sequence[Finding] = (),
     tail: Sequence[Message] = (),
+    table: pl.DataFrame | None = None,
 ) -> Rationale:
     """The rationale of decisive step ``step`` of a failed run.
 
@@ -615,13 +632,15 @@ def explain(
         category: The failure category chosen for it.
         findings: Detector findings of the run.
         tail: Short trailing notes (see :func:`ranking_tail`).
+        table: The run's step-signal table (kinds, action signatures, the outputs answering
+            decisions and their sources: :func:`~analyzer.signals.steps.table_for`); computed when None.
 
     Returns:
         A rationale with at least one verbatim quote of trace text (unless the run has no
         text at all) and at least one step reference.
     """
     cat = category if category in CATEGORY_IDS else Category.OTHER.value
-    b = _Builder(trajectory, step)
+    b = _Builder(trajectory, step, table)
     if not 0 <= step < len(trajectory.steps):
         return Rationale(cat, (Message("empty", {"step": step}),), tuple(tail))
     d = trajectory.steps[step]
@@ -659,9 +678,9 @@ def explain(
         _error_before(b)
     if not numbered and len(b.parts) < MAX_PARTS - 1:
         _unsupported_numbers(b, claim)
-    if len(b.parts) < MAX_PARTS and not any(p.id.startswith("next_") for p in b.parts) and is_decision(d):
-        nxt_obs = next_observation(trajectory.steps, step)
-        _next_clause(b, nxt_obs.index if nxt_obs is not None else step, d.agent, error=None)
+    if len(b.parts) < MAX_PARTS and not any(p.id.startswith("next_") for p in b.parts) and b.decision[step]:
+        nxt_obs = b.next_obs[step]
+        _next_clause(b, nxt_obs if nxt_obs is not None else step, d.agent, error=None)
     if not b.has_quote():
         _fallback_quote(b)
     return Rationale(cat, tuple(b.parts), tuple(tail))

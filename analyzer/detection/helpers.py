@@ -70,7 +70,8 @@ def step_alignment(trajectory: Trajectory, ctx: DetectionContext) -> tuple[list[
     """Alignment of every step with the task.
 
     Uses the embeddings in ``ctx`` (cosine) when both the task and every step have one,
-    else the lexical set-cosine.
+    else the lexical set-cosine (the ``lexical_alignment`` column of the run's step-signal table
+    when ``ctx`` carries one, :mod:`analyzer.signals.steps`).
 
     Returns:
         ``(values, from_embeddings)``.
@@ -79,4 +80,7 @@ def step_alignment(trajectory: Trajectory, ctx: DetectionContext) -> tuple[list[
     emb, task_emb = ctx.step_embeddings, ctx.task_embedding
     if emb is not None and task_emb is not None and len(emb) == n:
         return [_cosine(e, task_emb) for e in emb], True
+    table = ctx.step_table
+    if table is not None and table.height == n and "lexical_alignment" in table.columns:
+        return [float(v) for v in table.get_column("lexical_alignment").to_list()], False
     return [lexical_alignment(trajectory.task, s.text) for s in trajectory.steps], False

@@ -90,7 +90,11 @@ def run_detectors(
     Returns:
         Findings of the detectors that worked and an error string for each that did not.
     """
+    # imported here, not at the top: importing analyzer.signals runs its package init, which imports this module
+    from analyzer.signals.steps import with_table
+
     result = DetectionRun()
+    ctx = with_table(trajectory, ctx)  # one step-signal table for every detector of the run
     for spec in host.detectors():
         if only is not None and spec.id not in only:
             continue

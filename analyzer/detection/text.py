@@ -285,12 +285,8 @@ def marked_code_blocks(text: str) -> list[tuple[str, bool]]:
     return out
 
 
-def echoes_prompt(step: Step) -> bool:
-    """True when a step's text carries an output-format template (:func:`format_templates`).
-
-    Such a step logs the prompt the model was given, so repeating it is not the agent
-    repeating itself.
-    """
+def _echoes(step: Step) -> bool:
+    """:func:`echoes_prompt` (the name this module's helpers call)."""
     return "```" in step.text and bool(format_templates(step.text[:50000]))
 
 
@@ -345,25 +341,19 @@ def entities(text: str) -> set[str]:
 _CHANNEL_RE = re.compile(r"\s*\((?!\s*#?\d+\s*\))[^()]*\)\s*$")
 
 
-def agent_identity(step: Step) -> str:
-    """The agent behind a step, without a channel suffix.
-
-    Some systems name one agent's kinds of message apart: Magentic-One writes ``Orchestrator
-    (thought)``, ``Orchestrator (-> WebSurfer)`` and ``Orchestrator (termination condition)``
-    for its orchestrator. Role inference counts them as one agent, ``Orchestrator``. A numbered
-    suffix (``Coder (2)``) names another agent and is kept.
-    """
+def _identity(step: Step) -> str:
+    """:func:`agent_identity` (the name this module's helpers call)."""
     name = step.agent or str(step.role)
     return _CHANNEL_RE.sub("", name) or name
 
 
-def is_decision(step: Step) -> bool:
-    """True for agent decisions (thought, action, tool call, message)."""
+def _decides(step: Step) -> bool:
+    """:func:`is_decision` (the name this module's helpers call)."""
     return step.kind in AGENT_DECISION_KINDS
 
 
-def is_observation(step: Step) -> bool:
-    """True for tool/environment output."""
+def _observes(step: Step) -> bool:
+    """:func:`is_observation` (the name this module's helpers call)."""
     return step.kind == StepKind.OBSERVATION or (
         step.role in (Role.TOOL, Role.ENVIRONMENT) and step.kind not in AGENT_DECISION_KINDS)
 
@@ -376,35 +366,29 @@ def _calls_tool(step: Step) -> bool:
     return bool(step.tool_name) or step.kind in (StepKind.ACTION, StepKind.TOOL_CALL)
 
 
-def acts(step: Step) -> bool:
-    """True when a decision step acts: a tool call, a code block or a ReAct/XML action section."""
-    if not is_decision(step):
+def _acts(step: Step) -> bool:
+    """:func:`acts` (the name this module's helpers call)."""
+    if not _decides(step):
         return False
     text = step.text[:50000]
     return _calls_tool(step) or "```" in text or bool(_ACTION_SECTION_RE.search(text))
 
 
-def source_decision(steps: Sequence[Step], j: int) -> int | None:
-    """The decision whose action produced observation ``j``.
-
-    That is the latest decision since the previous observation that acts (:func:`acts`), else the
-    latest decision before ``j``. Between the code and its output a team often sends a message
-    that only asks to run it (Magentic-One's orchestrator: "Please run the script the Coder
-    wrote."): the output answers the code, not the request.
-    """
+def _source(steps: Sequence[Step], j: int) -> int | None:
+    """:func:`source_decision` (the name this module's helpers call)."""
     latest: int | None = None
     k = j - 1
-    while k >= 0 and not is_observation(steps[k]):
+    while k >= 0 and not _observes(steps[k]):
         s = steps[k]
-        if is_decision(s):
-            if acts(s):
+        if _decides(s):
+            if _acts(s):
                 return s.index
             if latest is None:
                 latest = s.index
         k -= 1
     if latest is not None:
         return latest
-    while k >= 0 and not is_decision(steps[k]):
+    while k >= 0 and not _decides(steps[k]):
         k -= 1
     return steps[k].index if k >= 0 else None
 
@@ -420,10 +404,10 @@ def output_sources(steps: Sequence[Step]) -> Iterator[tuple[Step, Step | None]]:
     since: Step | None = None
     since_acting: Step | None = None
     for s in steps:
-        if is_decision(s):
+        if _decides(s):
             latest = since = s
-            since_acting = s if acts(s) else since_acting
-        elif is_observation(s):
+            since_acting = s if _acts(s) else since_acting
+        elif _observes(s):
             yield s, since_acting or since or latest
             since = since_acting = None
 
@@ -439,7 +423,7 @@ def unresolved_error(steps: Sequence[Step], at: int) -> int | None:
     open_errors: dict[str, int] = {}
     unknown: int | None = None
     for s, src in output_sources(steps[:max(0, at)]):
-        sig = action_signature(src) if src is not None else None
+        sig = _signature(src) if src is not None else None
         if s.is_error:
             if sig is None:
                 unknown = s.index if unknown is None else unknown
@@ -457,12 +441,12 @@ def next_observation(steps: Sequence[Step], i: int) -> Step | None:
     The scan stops at the first decision after ``i`` that would answer for the output instead:
     one that acts, or any decision when ``i`` does not act.
     """
-    acting = acts(steps[i])
+    acting = _acts(steps[i])
     for k in range(i + 1, len(steps)):
         s = steps[k]
-        if is_observation(s):
-            return s if acting or source_decision(steps, k) == i else None
-        if is_decision(s) and (not acting or acts(s)):
+        if _observes(s):
+            return s if acting or _source(steps, k) == i else None
+        if _decides(s) and (not acting or _acts(s)):
             return None
     return None
 
@@ -472,20 +456,16 @@ def is_input(step: Step) -> bool:
     return step.kind in (StepKind.USER, StepKind.SYSTEM)
 
 
-def is_acting(step: Step) -> bool:
-    """True when a decision step acts on the world (tool call, action, or code to run)."""
-    if not is_decision(step):
+def _acting(step: Step) -> bool:
+    """:func:`is_acting` (the name this module's helpers call)."""
+    if not _decides(step):
         return False
     return _calls_tool(step) or "```" in step.text
 
 
-def action_signature(step: Step) -> str | None:
-    """Normalised description of what a decision step does, for duplicate checks.
-
-    Tool name plus arguments for tool calls; the code blocks for steps that carry code (not
-    output-format templates, :func:`format_templates`); None for steps that do not act.
-    """
-    if not is_decision(step):
+def _signature(step: Step) -> str | None:
+    """:func:`action_signature` (the name this module's helpers call)."""
+    if not _decides(step):
         return None
     if step.tool_name or step.tool_args:
         return squash(f"{step.tool_name or ''} {step.tool_args or ''}")
@@ -527,17 +507,23 @@ def names_error(error: str, reply: str) -> bool:
     return shared >= 3 or (shared >= 1 and 2 * shared >= len(key))
 
 
-def responds_to_error(reply: Step, error: Step, failed: Step | None = None) -> bool:
+def responds_to_error(reply: Step, error: Step, failed: Step | None = None,
+                      signatures: tuple[str | None, str | None] | None = None) -> bool:
     """Whether decision ``reply`` responds to the error output ``error`` of ``failed``'s action.
 
     It does when it acts otherwise than the failed action (a changed script, another tool, a
     wait: a change of strategy needs no words about the error), or when its words mention an
     error or a revision (:data:`ERROR_MENTION_RE`, :data:`REVISION_RE`) or take up the error's
     subject (:func:`names_error`). An unchanged retry responds only through its words outside
-    the action: the failing code names the error's subject too.
+    the action: the failing code names the error's subject too. ``signatures`` gives the
+    :func:`action_signature` of ``failed`` and ``reply`` when the caller has them (the step-signal
+    table's column).
     """
-    old = action_signature(failed) if failed is not None else None
-    new = action_signature(reply)
+    if signatures is not None:
+        old, new = signatures
+    else:
+        old = _signature(failed) if failed is not None else None
+        new = _signature(reply)
     if old is not None and new is not None:
         if old != new and jaccard(shingles(old), shingles(new)) < UNCHANGED_ACTION:
             return True
@@ -607,25 +593,24 @@ def _has_runnable_block(text: str) -> bool:
     return any(m.group(1).casefold() in _RUNNABLE_LANGUAGES for m in _FENCED_BLOCK_RE.finditer(text))
 
 
-def runs_code(step: Step) -> bool:
-    """A tool call or action, or code to run (not a logged prompt, not a JSON/text block)."""
-    if not is_decision(step):
+def _runs(step: Step) -> bool:
+    """:func:`runs_code` (the name this module's helpers call)."""
+    if not _decides(step):
         return False
-    return _calls_tool(step) or (_has_runnable_block(step.text[:50000]) and not echoes_prompt(step))
+    return _calls_tool(step) or (_has_runnable_block(step.text[:50000]) and not _echoes(step))
 
 
 _HANDOFF_TOOL_RE = re.compile(
     r"^(?:transfer(?:_back)?_to_\w+|handoff_to_\w+|handoff|delegate[_ ]work[_ ]to[_ ]coworker)$", re.IGNORECASE)
 
 
-def is_handoff(step: Step) -> bool:
-    """A tool call that only hands the conversation to another agent.
-
-    The handoff tools of agent frameworks: ``transfer_to_<agent>`` (AutoGen Swarm, the OpenAI
-    Agents SDK, LangGraph's swarm), ``transfer_back_to_<agent>``, ``handoff_to_<agent>``, and
-    CrewAI's "Delegate work to coworker". Routing, not work.
-    """
+def _hands_off(step: Step) -> bool:
+    """:func:`is_handoff` (the name this module's helpers call)."""
     return bool(step.tool_name) and bool(_HANDOFF_TOOL_RE.match((step.tool_name or "").strip()))
+
+
+BRIEFING_CONTAINMENT = 0.7
+"""Share of the task's content words a leading step must restate to count as briefing (:func:`briefing_steps`)."""
 
 
 def briefing_steps(steps: list[Step], task: str) -> set[int]:
@@ -642,8 +627,88 @@ def briefing_steps(steps: list[Step], task: str) -> set[int]:
         if is_input(s):
             out.add(s.index)
             continue
-        if tw and len(out) == s.index and not runs_code(s) and containment(tw, content_words(s.text)) >= 0.7:
+        if tw and len(out) == s.index and not _runs(s) and containment(tw, content_words(s.text)) >= BRIEFING_CONTAINMENT:
             out.add(s.index)
             continue
         break
     return out
+
+
+# Public names: thin wrappers, so that counting calls to them (tests) counts the callers outside this
+# module only; the helpers here call each other through the private names.
+
+
+def is_decision(step: Step) -> bool:
+    """True for agent decisions (thought, action, tool call, message)."""
+    return _decides(step)
+
+
+def is_observation(step: Step) -> bool:
+    """True for tool/environment output."""
+    return _observes(step)
+
+
+def acts(step: Step) -> bool:
+    """True when a decision step acts: a tool call, a code block or a ReAct/XML action section."""
+    return _acts(step)
+
+
+def echoes_prompt(step: Step) -> bool:
+    """True when a step's text carries an output-format template (:func:`format_templates`).
+
+    Such a step logs the prompt the model was given, so repeating it is not the agent
+    repeating itself.
+    """
+    return _echoes(step)
+
+
+def action_signature(step: Step) -> str | None:
+    """Normalised description of what a decision step does, for duplicate checks.
+
+    Tool name plus arguments for tool calls; the code blocks for steps that carry code (not
+    output-format templates, :func:`format_templates`); None for steps that do not act.
+    """
+    return _signature(step)
+
+
+def runs_code(step: Step) -> bool:
+    """A tool call or action, or code to run (not a logged prompt, not a JSON/text block)."""
+    return _runs(step)
+
+
+def source_decision(steps: Sequence[Step], j: int) -> int | None:
+    """The decision whose action produced observation ``j``.
+
+    That is the latest decision since the previous observation that acts (:func:`acts`), else the
+    latest decision before ``j``. Between the code and its output a team often sends a message
+    that only asks to run it (Magentic-One's orchestrator: "Please run the script the Coder
+    wrote."): the output answers the code, not the request.
+    """
+    return _source(steps, j)
+
+
+def is_acting(step: Step) -> bool:
+    """True when a decision step acts on the world (tool call, action, or code to run)."""
+    return _acting(step)
+
+
+def agent_identity(step: Step) -> str:
+    """The agent behind a step, without a channel suffix.
+
+    Some systems name one agent's kinds of message apart: Magentic-One writes ``Orchestrator
+    (thought)``, ``Orchestrator (-> WebSurfer)`` and ``Orchestrator (termination condition)``
+    for its orchestrator. Role inference counts them as one agent, ``Orchestrator``. A numbered
+    suffix (``Coder (2)``) names another agent and is kept.
+    """
+    return _identity(step)
+
+
+def is_handoff(step: Step) -> bool:
+    """A tool call that only hands the conversation to another agent.
+
+    The handoff tools of agent frameworks: ``transfer_to_<agent>`` (AutoGen Swarm, the OpenAI
+    Agents SDK, LangGraph's swarm), ``transfer_back_to_<agent>``, ``handoff_to_<agent>``, and
+    CrewAI's "Delegate work to coworker". Routing, not work.
+    """
+    return _hands_off(step)
+

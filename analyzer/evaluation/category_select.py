@@ -181,7 +181,8 @@ def _rules(p: CategoryParams) -> tuple[bool, bool, bool]:
 
 
 def _hits(runs: Sequence[EvalRun], p: CategoryParams) -> int:
-    return sum(choose_category(r.trajectory, r.gold_step, r.findings, r.features, None, p)[0] == r.gold_category
+    return sum(choose_category(r.trajectory, r.gold_step, r.findings, r.features, None, p, r.table)[0]
+               == r.gold_category
                for r in runs if r.gold_step is not None)
 
 

@@ -151,7 +151,7 @@ def curve_set_from_prepared(ps: Any, params: CurveParams,
 
     runs: list[CurveRun] = []
     for r in ps.runs:
-        tm = term_matrix(r.trajectory, r.findings, (alignment or {}).get(r.key), None, params)
+        tm = term_matrix(r.trajectory, r.findings, (alignment or {}).get(r.key), None, params, r.table)
         canon = ps.canonical.get(r.key)
         gold = r.gold_step
         if gold is not None and canon:
@@ -240,6 +240,7 @@ def _prepare_light(name: str, path: Path, embedder: Any, progress: Progress) -> 
     from analyzer.pipeline import blind, prepare_run
     from analyzer.plugin_host.protocols import DetectionContext
     from analyzer.plugin_host.registry import default_host
+    from analyzer.signals.steps import step_signals
 
     ls = load_planted_samples(path) if name == PLANTED else DATASETS[name].load(path)
     host = default_host()
@@ -256,16 +257,18 @@ def _prepare_light(name: str, path: Path, embedder: Any, progress: Progress) -> 
         if embedder is not None:
             sig = prepare_run(bt, host, embedder=embedder)
             findings = list(sig.findings)
+            table = sig.table
             if sig.alignment is not None:
                 alignment[key] = sig.alignment
         else:
-            findings = list(run_detectors(bt, DetectionContext(), host, phase=STEPS_PHASE).findings)
+            table = step_signals(bt)
+            findings = list(run_detectors(bt, DetectionContext(step_table=table), host, phase=STEPS_PHASE).findings)
         g = gold_by_key.get(key)
         step = g.step if g is not None else None
         if step is not None and not 0 <= step < len(t.steps):
             step = None
         runs.append(EvalRun(key, bt, findings, np.zeros((len(t.steps), 0)), [], step,
-                            g.agent if g is not None else None))
+                            g.agent if g is not None else None, table=table))
     progress(len(trajs), len(trajs), "prepared")
     return PreparedSet(ls.name, runs, ls.golds, ls.multi_agent, bool(ls.categories), blinded,
                        ls.canonical, ls.alternatives, ls.training_only), alignment

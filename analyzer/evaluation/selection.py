@@ -199,7 +199,7 @@ class Selector:
 
     def __init__(self, sets: Sequence[PreparedSet]) -> None:
         self._base = {s.name: s for s in sets}
-        self._parts = {(s.name, r.key): evidence_parts(r.trajectory, r.findings) for s in sets for r in s.runs}
+        self._parts = {(s.name, r.key): evidence_parts(r.trajectory, r.findings, r.table) for s in sets for r in s.runs}
         self._sets: dict[tuple[str, tuple[float, ...]], PreparedSet] = {}
         self._fits: dict[tuple[frozenset[str], StepConfig], Any] = {}
 
@@ -296,8 +296,9 @@ def _agent_hits(ps: PreparedSet, logits: dict[str, np.ndarray], cfg: AgentConfig
         if r is None or not g.agent or g.file not in logits:
             continue
         steps = r.trajectory.steps
-        first = first_runner(steps) if cfg.first_runner_weight else None
-        agent = responsible_agent(r.agents, logits[g.file], cfg.agent_temperature, actor_share(steps) if cfg.actor_weight else None,
+        first = first_runner(steps, r.table) if cfg.first_runner_weight else None
+        agent = responsible_agent(r.agents, logits[g.file], cfg.agent_temperature,
+                                  actor_share(steps, r.table) if cfg.actor_weight else None,
                                   cfg.actor_weight, first[0] if first else None, cfg.first_runner_weight)
         hits += normalise_agent(agent) == normalise_agent(g.agent)
     return hits / max(1, len(ps.golds))

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import polars as pl
 
 from analyzer.attribution.attribute import attribute
 from analyzer.attribution.features import (
@@ -30,7 +31,6 @@ from analyzer.attribution.features import (
     evidence_parts,
 )
 from analyzer.attribution.ranker import Ranker, softmax
-from analyzer.detection.text import agent_identity
 from analyzer.evaluation.baselines import baseline_predictions
 from analyzer.evaluation.datasets import LabelledSet
 from analyzer.evaluation.fit import TrainingRun, fit_params, fold_ids
@@ -40,6 +40,7 @@ from analyzer.frames.build import trajectories_from_frames
 from analyzer.jobs import Progress, no_progress
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Trajectory
+from analyzer.signals.steps import table_for
 
 
 @dataclass
@@ -55,6 +56,7 @@ class EvalRun:
         gold_step: Gold decisive step (None: unlabelled or out of range; still scored, as a miss).
         gold_agent: Gold responsible agent.
         gold_category: Gold taxonomy category, where the set has one.
+        table: The run's step-signal table (:mod:`analyzer.signals.steps`), as ``prepare_run`` computed it.
     """
 
     key: str
@@ -65,6 +67,7 @@ class EvalRun:
     gold_step: int | None
     gold_agent: str | None
     gold_category: str | None = None
+    table: pl.DataFrame | None = None
 
 
 @dataclass
@@ -119,8 +122,9 @@ def prepare_set(ls: LabelledSet, *, embedder: Any = None, progress: Progress = n
         step = g.step if g is not None else None
         if step is not None and not 0 <= step < len(t.steps):
             step = None
-        runs.append(EvalRun(key, bt, list(sig.findings), sig.features, [agent_identity(s) for s in t.steps],
-                            step, g.agent if g is not None else None, ls.categories.get(key)))
+        table = table_for(bt, None, sig.table)
+        runs.append(EvalRun(key, bt, list(sig.findings), sig.features, table["agent"].to_list(),
+                            step, g.agent if g is not None else None, ls.categories.get(key), table))
     progress(len(trajs), len(trajs), "prepared")
     return PreparedSet(ls.name, runs, ls.golds, ls.multi_agent, bool(ls.categories), blinded,
                        ls.canonical, ls.alternatives, ls.training_only)
@@ -138,7 +142,7 @@ def reweighted(ps: PreparedSet, weights: Mapping[str, float],
     runs = []
     for r in ps.runs:
         x = r.features.copy()
-        found = parts[r.key] if parts is not None else evidence_parts(r.trajectory, r.findings)
+        found = parts[r.key] if parts is not None else evidence_parts(r.trajectory, r.findings, r.table)
         x[:, col] = evidence_column(found, x.shape[0], weights)
         runs.append(replace(r, features=x))
     return replace(ps, runs=runs)
@@ -210,7 +214,7 @@ def predict(ranker: Ranker, run: EvalRun) -> tuple[Prediction, str | None]:
                     actor_weight=ranker.params.actor_weight,
                     first_runner_weight=ranker.params.first_runner_weight,
                     temperature=ranker.confidence_temperature(run.features, logits),
-                    category_params=ranker.params.category)
+                    category_params=ranker.params.category, table=run.table)
     top = tuple(c.step for c in att.candidates)
     return Prediction(run.key, att.decisive_step, att.decisive_agent, top, att.confidence), att.category
 

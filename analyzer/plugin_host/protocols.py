@@ -131,11 +131,16 @@ class DetectionContext:
         step_embeddings: Optional per-step embedding vectors (unit-norm), aligned with steps.
         task_embedding: Optional embedding of the task statement.
         settings: Free-form detector settings.
+        step_table: The run's table of step signals (:func:`analyzer.signals.steps.step_signals`), when the
+            pipeline computed it; None otherwise. Detectors read it through
+            :func:`analyzer.signals.steps.table_for`, which computes it when it is missing (a detector
+            that ignores it keeps working).
     """
 
     step_embeddings: Sequence[Sequence[float]] | None = None
     task_embedding: Sequence[float] | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    step_table: pl.DataFrame | None = None
 
 
 class Detector(Protocol):

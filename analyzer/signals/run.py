@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import polars as pl
+
 from analyzer.detection.runner import SIGNALS_PHASE
 from analyzer.errors import PluginError
 from analyzer.plugin_host.protocols import DetectionContext
@@ -20,6 +22,7 @@ from analyzer.plugin_host.registry import PluginHost
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Trajectory
 from analyzer.signals.columns import RUN_SIGNAL_NAMES, STEP_SIGNAL_NAMES
+from analyzer.signals.steps import with_table
 
 if TYPE_CHECKING:
     from analyzer.analysis.result import RunAnalysis
@@ -89,6 +92,7 @@ def run_signals(trajectory: Trajectory, ctx: DetectionContext, host: PluginHost,
     """
     result = SignalRun()
     n = len(trajectory.steps)
+    ctx = with_table(trajectory, ctx)  # one step-signal table for every detector of the run
     for spec in host.detectors():
         if only is not None and spec.id not in only:
             continue
@@ -116,13 +120,15 @@ def run_signals(trajectory: Trajectory, ctx: DetectionContext, host: PluginHost,
 
 
 def apply_signals(trajectory: Trajectory, ra: RunAnalysis, host: PluginHost,
-                  only: Sequence[str] | None = None) -> None:
+                  only: Sequence[str] | None = None, table: pl.DataFrame | None = None) -> None:
     """Run the signals detectors on a run and add their findings, step and run values to ``ra``.
 
     The run's ``findings`` step column and ``n_findings`` include the new findings; the
-    decisive step, category and value curve are left as the attribution made them.
+    decisive step, category and value curve are left as the attribution made them. ``table`` is
+    the run's step-signal table (:mod:`analyzer.signals.steps`), handed to the detectors on their
+    context (they compute it when it is None).
     """
-    sig = run_signals(trajectory, DetectionContext(), host, only)
+    sig = run_signals(trajectory, DetectionContext(step_table=table), host, only)
     if not (sig.findings or sig.step_values or sig.run_values or sig.errors):
         return
     for name, values in sig.step_values.items():

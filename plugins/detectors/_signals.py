@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from typing import Any
 
-from analyzer.detection.text import code_blocks, is_decision, is_observation, strip_code
+from analyzer.detection.text import code_blocks, strip_code
 from analyzer.schema.models import Step
 
 CHARS_PER_TOKEN = 4
@@ -65,22 +66,28 @@ def has_traceback(text: str) -> bool:
     return ("exit code" in low or "exitcode" in low) and bool(_EXIT_RE.search(low))
 
 
-def observation_after(steps: Sequence[Step], i: int) -> Step | None:
-    """The first observation after decision ``i`` (before the next decision)."""
+def observation_after(steps: Sequence[Step], i: int, t: Mapping[str, Sequence[Any]]) -> Step | None:
+    """The first observation after decision ``i`` (before the next decision).
+
+    ``t`` holds the run's step-signal columns (:func:`analyzer.signals.steps.columns_of`).
+    """
     for s in steps[i + 1:]:
-        if is_observation(s):
+        if t["observation"][s.index]:
             return s
-        if is_decision(s):
+        if t["decision"][s.index]:
             return None
     return None
 
 
-def observation_before(steps: Sequence[Step], i: int) -> Step | None:
-    """The observation a decision ``i`` follows (the latest one since the previous decision)."""
+def observation_before(steps: Sequence[Step], i: int, t: Mapping[str, Sequence[Any]]) -> Step | None:
+    """The observation a decision ``i`` follows (the latest one since the previous decision).
+
+    ``t`` holds the run's step-signal columns (:func:`analyzer.signals.steps.columns_of`).
+    """
     for s in reversed(steps[:i]):
-        if is_observation(s):
+        if t["observation"][s.index]:
             return s
-        if is_decision(s):
+        if t["decision"][s.index]:
             return None
     return None
 

@@ -22,20 +22,17 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+from typing import Any
+
+import polars as pl
 
 from analyzer.detection.helpers import make_finding
-from analyzer.detection.text import (
-    action_signature,
-    is_acting,
-    is_decision,
-    is_observation,
-    quote,
-    source_decision,
-)
+from analyzer.detection.text import quote
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
 from analyzer.signals.run import SignalDetector, SignalOutput
+from analyzer.signals.steps import columns_of, table_for, table_of_steps
 from analyzer.taxonomy import Category
 from plugins.detectors._signals import est_tokens, has_traceback, normalised
 
@@ -45,24 +42,31 @@ MIN_SHARE = 0.2
 
 
 def _is_error_output(s: Step) -> bool:
-    return is_observation(s) and (s.is_error or has_traceback(s.text[:20000]))
+    """An observation (the caller checks) that errs or shows a traceback."""
+    return s.is_error or has_traceback(s.text[:20000])
 
 
-def _producer(steps: list[Step], i: int) -> str | None:
+def _producer(t: dict[str, list[Any]], i: int) -> str | None:
     """Action signature (tool + arguments, or code) of the decision an observation answers.
 
-    That decision is :func:`~analyzer.detection.text.source_decision`'s: a "please run it" between
-    the code and its output does not answer for the output.
+    That decision is the table's ``source_decision`` (:func:`~analyzer.detection.text.source_decision`):
+    a "please run it" between the code and its output does not answer for the output.
     """
-    k = source_decision(steps, i)
+    k = t["source_decision"][i]
     if k is None:
         return None
-    s = steps[k]
-    return action_signature(s) if is_acting(s) else None
+    sig: str | None = t["action_signature"][k]
+    return sig if t["acting"][k] else None
 
 
-def droppable_from(steps: list[Step]) -> dict[int, tuple[int, str]]:
-    """Step -> (step from which it could be dropped, why)."""
+def droppable_from(steps: list[Step], table: pl.DataFrame | None = None) -> dict[int, tuple[int, str]]:
+    """Step -> (step from which it could be dropped, why).
+
+    ``table`` is the run's step-signal table (:mod:`analyzer.signals.steps`; computed when None).
+    """
+    tab = table_of_steps(steps, table)
+    t = columns_of(tab)
+    observation = t["observation"]
     out: dict[int, tuple[int, str]] = {}
     first_seen: dict[str, int] = {}
     for s in steps:
@@ -74,9 +78,9 @@ def droppable_from(steps: list[Step]) -> dict[int, tuple[int, str]]:
         first_seen[h] = s.index
     pending: dict[str, list[int]] = {}
     for s in steps:
-        if not is_observation(s):
+        if not observation[s.index]:
             continue
-        prod = _producer(steps, s.index)
+        prod = _producer(t, s.index)
         if prod is None:
             continue
         if _is_error_output(s):
@@ -94,13 +98,15 @@ class ContextWaste(SignalDetector):
         """Droppable tokens per step, cumulative saveable tokens, and the run's totals."""
         steps = trajectory.steps
         n = len(steps)
-        calls = [s.index for s in steps if is_decision(s)]
+        tab = table_for(trajectory, ctx)
+        decision = columns_of(tab)["decision"]
+        calls = [s.index for s in steps if decision[s.index]]
         tok = [est_tokens(s.text) for s in steps]
         prefix = [0]
         for t in tok:
             prefix.append(prefix[-1] + t)
         total_in = sum(int(steps[c].tokens_in or prefix[c]) for c in calls)
-        drop = droppable_from(steps)
+        drop = droppable_from(steps, tab)
         per_step: list[int | None] = [None] * n
         saved_at = [0] * n  # saveable tokens re-sent at the call of each step
         for j, (d, _why) in drop.items():

@@ -8,10 +8,11 @@ cause those by asking for the wrong path).
 from __future__ import annotations
 
 from analyzer.detection.helpers import make_finding
-from analyzer.detection.text import ENV_RESOURCE_RE, ENV_STRONG_RE, is_observation, match_quote
+from analyzer.detection.text import ENV_RESOURCE_RE, ENV_STRONG_RE, match_quote
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Trajectory
+from analyzer.signals.steps import columns_of, table_for
 from analyzer.taxonomy import Category
 
 SOURCE = "environment_failure"
@@ -20,8 +21,9 @@ SOURCE = "environment_failure"
 def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
     """Findings on steps reporting infrastructure errors or missing resources."""
     out: list[Finding] = []
+    t = columns_of(table_for(trajectory, ctx))
     for s in trajectory.steps:
-        if not (is_observation(s) or s.is_error):
+        if not (t["observation"][s.index] or s.is_error):
             continue
         text = f"{s.error_text or ''}\n{s.text[:20000]}"
         strong = ENV_STRONG_RE.search(text)

@@ -12,24 +12,23 @@ with no later step revising the approach: the assumption was carried to the end.
 
 from __future__ import annotations
 
+from typing import Any
+
 from analyzer.detection.helpers import make_finding
 from analyzer.detection.text import (
     ASSUMPTION_RE,
     ENV_STRONG_RE,
     REVISION_RE,
     code_blocks,
-    is_acting,
-    is_decision,
-    is_observation,
     match_quote,
     quote,
     significant_numbers,
-    source_decision,
     strip_code,
 )
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Outcome, Step, Trajectory
+from analyzer.signals.steps import columns_of, table_for
 from analyzer.taxonomy import Category
 
 SOURCE = "error_accumulation"
@@ -40,9 +39,9 @@ def _agent_error(s: Step) -> bool:
     return s.is_error and not ENV_STRONG_RE.search(f"{s.error_text or ''}\n{s.text[:4000]}")
 
 
-def _error_rate_finding(trajectory: Trajectory) -> Finding | None:
+def _error_rate_finding(trajectory: Trajectory, t: dict[str, list[Any]]) -> Finding | None:
     steps = trajectory.steps
-    obs = [s for s in steps if is_observation(s)]
+    obs = [s for s in steps if t["observation"][s.index]]
     errs = [s for s in obs if _agent_error(s)]
     if len(errs) < 3:
         return None
@@ -54,7 +53,7 @@ def _error_rate_finding(trajectory: Trajectory) -> Finding | None:
     rate_before = (sum(1 for s in before if _agent_error(s)) / len(before)) if before else 0.0
     if later_errors < 2 or rate_after <= rate_before or rate_after < 0.4:
         return None
-    src = source_decision(steps, first.index)
+    src = t["source_decision"][first.index]
     at = src if src is not None else first.index
     score = min(0.9, 0.35 + 0.1 * later_errors + 0.2 * rate_after)
     return make_finding(
@@ -64,13 +63,13 @@ def _error_rate_finding(trajectory: Trajectory) -> Finding | None:
         evidence=(at, errs[-1].index), evidence_quote=quote(first.error_text or first.text, 160))
 
 
-def _reused_value_findings(trajectory: Trajectory) -> list[Finding]:
+def _reused_value_findings(trajectory: Trajectory, t: dict[str, list[Any]]) -> list[Finding]:
     steps = trajectory.steps
     supported = significant_numbers(trajectory.task)
     introduced: dict[str, int] = {}
     uses: dict[str, list[int]] = {}
     for s in steps:
-        if is_observation(s) or not is_decision(s):
+        if t["observation"][s.index] or not t["decision"][s.index]:
             supported |= significant_numbers(s.text)
             continue
         prose = strip_code(s.text)
@@ -95,22 +94,22 @@ def _reused_value_findings(trajectory: Trajectory) -> list[Finding]:
     return out
 
 
-def _outputs_of_next_action(steps: list[Step], i: int) -> list[Step]:
+def _outputs_of_next_action(steps: list[Step], i: int, t: dict[str, list[Any]]) -> list[Step]:
     """Tool outputs answering the action that carries out decision ``i`` (itself, or the next acting steps)."""
     out: list[Step] = []
     for s in steps[i + 1:]:
-        if is_observation(s):
+        if t["observation"][s.index]:
             out.append(s)
-        elif is_decision(s) and (out or not (is_acting(s) or is_acting(steps[i]))):
+        elif t["decision"][s.index] and (out or not (t["acting"][s.index] or t["acting"][steps[i].index])):
             break
     return out
 
 
-def _carried_assumption_findings(trajectory: Trajectory) -> list[Finding]:
+def _carried_assumption_findings(trajectory: Trajectory, t: dict[str, list[Any]]) -> list[Finding]:
     steps = trajectory.steps
     if trajectory.outcome != Outcome.FAILURE:
         return []
-    decisions = [s for s in steps if is_decision(s)]
+    decisions = [s for s in steps if t["decision"][s.index]]
     if len(decisions) < 2:
         return []
     last = decisions[-1]
@@ -120,8 +119,8 @@ def _carried_assumption_findings(trajectory: Trajectory) -> list[Finding]:
     seen = significant_numbers(trajectory.task)
     out: list[Finding] = []
     for s in steps:
-        if s.index < last.index and is_decision(s) and ASSUMPTION_RE.search(strip_code(s.text)):
-            outputs = [o for o in _outputs_of_next_action(steps, s.index) if not o.is_error]
+        if s.index < last.index and t["decision"][s.index] and ASSUMPTION_RE.search(strip_code(s.text)):
+            outputs = [o for o in _outputs_of_next_action(steps, s.index, t) if not o.is_error]
             produced = set().union(*(significant_numbers(o.text) for o in outputs)) - seen if outputs else set()
             carried = sorted(produced & final_nums)
             revised = any(REVISION_RE.search(strip_code(d.text)) for d in decisions if s.index < d.index < last.index)
@@ -138,8 +137,9 @@ def _carried_assumption_findings(trajectory: Trajectory) -> list[Finding]:
 
 def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
     """Findings on the step whose mistake later steps build on."""
-    out = _reused_value_findings(trajectory) + _carried_assumption_findings(trajectory)
-    f = _error_rate_finding(trajectory)
+    t = columns_of(table_for(trajectory, ctx))
+    out = _reused_value_findings(trajectory, t) + _carried_assumption_findings(trajectory, t)
+    f = _error_rate_finding(trajectory, t)
     if f is not None:
         out.append(f)
     return out

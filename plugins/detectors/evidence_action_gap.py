@@ -15,8 +15,6 @@ from analyzer.detection.text import (
     containment,
     content_words,
     entities,
-    is_decision,
-    is_observation,
     quote,
     significant_numbers,
     strip_code,
@@ -24,6 +22,7 @@ from analyzer.detection.text import (
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
+from analyzer.signals.steps import columns_of, table_for
 from analyzer.taxonomy import Category
 
 SOURCE = "evidence_action_gap"
@@ -41,26 +40,27 @@ def _states_facts(s: Step) -> bool:
 def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
     """Findings on the agent steps that ignore a relevant observation."""
     steps = trajectory.steps
+    t = columns_of(table_for(trajectory, ctx))
     align, from_emb = step_alignment(trajectory, ctx)
     task_words = content_words(trajectory.task)
     step_items = [entities(s.text[:20000]) for s in steps]
     later_text: list[str] = [""] * (len(steps) + 1)
     acc = (trajectory.final_answer or "").lower()
     for i in range(len(steps) - 1, -1, -1):
-        if is_decision(steps[i]):
+        if t["decision"][steps[i].index]:
             acc = f"{steps[i].text[:20000]}\n{steps[i].tool_args or ''}".lower() + "\n" + acc
         later_text[i] = acc
     known = entities(trajectory.task)
     out: list[Finding] = []
     flagged: set[int] = set()
     for o in steps:
-        if not is_observation(o) or o.is_error or len(o.text) < 20:
+        if not t["observation"][o.index] or o.is_error or len(o.text) < 20:
             known |= step_items[o.index]
             continue
         rel = align[o.index] if from_emb else containment(task_words, content_words(o.text))
         others: set[str] = set()
         for j, s in enumerate(steps):
-            if j != o.index and is_observation(s):
+            if j != o.index and t["observation"][s.index]:
                 others |= step_items[j]
         items = sorted(step_items[o.index] - known - others)[:MAX_ITEMS]
         known |= step_items[o.index]
@@ -70,7 +70,7 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
         used = sum(1 for it in items if it in rest)
         if used > 1 or used / len(items) > 0.1:
             continue
-        later = [s for s in steps[o.index + 1:] if is_decision(s)]
+        later = [s for s in steps[o.index + 1:] if t["decision"][s.index]]
         target = next((s for s in later if _states_facts(s)), later[0] if later else None)
         if target is None or target.index in flagged:
             continue

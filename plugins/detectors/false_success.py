@@ -15,18 +15,16 @@ from analyzer.detection.text import (
     DONE_RE,
     VERIFY_RE,
     asserted,
-    is_decision,
-    is_observation,
     is_termination_only,
     match_quote,
     quote_around,
     strip_code,
     strip_headings,
-    unresolved_error,
 )
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Outcome, Step, Trajectory
+from analyzer.signals.steps import columns_of, table_for
 from analyzer.taxonomy import Category
 
 SOURCE = "false_success"
@@ -68,15 +66,16 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
     steps = trajectory.steps
     if trajectory.outcome == Outcome.SUCCESS or not steps:
         return []
+    t = columns_of(table_for(trajectory, ctx))
     if trajectory.outcome != Outcome.FAILURE:
-        obs = [s for s in steps if is_observation(s)]
+        obs = [s for s in steps if t["observation"][s.index]]
         if not obs or not obs[-1].is_error:
             return []
     factor = 1.0 if trajectory.outcome == Outcome.FAILURE else 0.6
     claims: list[Step] = []
     terminations: list[Step] = []
     for s in steps:
-        if not is_decision(s):
+        if not t["decision"][s.index]:
             continue
         prose = _claim_text(s)
         if _claim(prose) is not None and not is_termination_only(prose):
@@ -88,7 +87,7 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
     why = FAILED if trajectory.outcome == Outcome.FAILURE else UNRESOLVED
     if claims:
         last = claims[-1]
-        err = unresolved_error(steps, last.index)
+        err = t["unresolved_error"][last.index]
         seen = f"; the error at step {err} was never resolved" if err is not None else ""
         out.append(make_finding(trajectory, last.index, Category.FALSE_SUCCESS, 0.75 * factor, SOURCE,
                                 f"claims the work is verified or complete, but {why}{seen}",
@@ -96,15 +95,15 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
                                 evidence_quote=_quote(_claim_text(last))))
         first = claims[0]
         if first.index != last.index:
-            err = unresolved_error(steps, first.index)
+            err = t["unresolved_error"][first.index]
             seen = f"; the error at step {err} was never resolved" if err is not None else ""
             out.append(make_finding(trajectory, first.index, Category.FALSE_SUCCESS, 0.55 * factor, SOURCE,
                                     f"first claim that the work is verified or complete; {why}{seen}",
                                     evidence=(err, first.index) if err is not None else None,
                                     evidence_quote=_quote(_claim_text(first))))
     elif terminations:
-        t = terminations[0]
-        out.append(make_finding(trajectory, t.index, Category.FALSE_SUCCESS, 0.45 * factor, SOURCE,
+        term = terminations[0]
+        out.append(make_finding(trajectory, term.index, Category.FALSE_SUCCESS, 0.45 * factor, SOURCE,
                                 f"terminates/submits without verification, but {why}",
-                                evidence_quote=match_quote(_claim_text(t), DONE_RE)))
+                                evidence_quote=match_quote(_claim_text(term), DONE_RE)))
     return out

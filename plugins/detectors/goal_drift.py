@@ -11,18 +11,14 @@ from __future__ import annotations
 
 import re
 from statistics import fmean
+from typing import Any
 
 from analyzer.detection.helpers import make_finding, step_alignment
-from analyzer.detection.text import (
-    briefing_steps,
-    is_acting,
-    is_decision,
-    is_termination_only,
-    quote,
-)
+from analyzer.detection.text import is_termination_only, quote
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import StepKind, Trajectory
+from analyzer.signals.steps import columns_of, table_for
 from analyzer.taxonomy import Category
 
 SOURCE = "goal_drift"
@@ -41,14 +37,14 @@ def _stem(word: str) -> str:
     return word.lower()[:5]
 
 
-def _unrequested_actions(trajectory: Trajectory) -> list[Finding]:
+def _unrequested_actions(trajectory: Trajectory, t: dict[str, list[Any]]) -> list[Finding]:
     requested = {_stem(m.group(0)) for m in _IRREVERSIBLE_RE.finditer(trajectory.task)}
     out: list[Finding] = []
     for s in trajectory.steps:
         if s.kind == StepKind.USER:
             requested |= {_stem(m.group(0)) for m in _IRREVERSIBLE_RE.finditer(s.text)}
             continue
-        if not is_acting(s) or not (s.tool_name or s.tool_args):
+        if not t["acting"][s.index] or not (s.tool_name or s.tool_args):
             continue
         call = f"{s.tool_name or ''} {s.tool_args or ''}"
         m = _IRREVERSIBLE_RE.search(call)
@@ -63,14 +59,14 @@ def _unrequested_actions(trajectory: Trajectory) -> list[Finding]:
 
 def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
     """Findings at unrequested irreversible actions and where task alignment falls for good."""
-    return _unrequested_actions(trajectory) + _alignment_fall(trajectory, ctx)
+    t = columns_of(table_for(trajectory, ctx))
+    return _unrequested_actions(trajectory, t) + _alignment_fall(trajectory, ctx, t)
 
 
-def _alignment_fall(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
+def _alignment_fall(trajectory: Trajectory, ctx: DetectionContext, t: dict[str, list[Any]]) -> list[Finding]:
     align, from_emb = step_alignment(trajectory, ctx)
-    skip = briefing_steps(trajectory.steps, trajectory.task)
     idx = [s.index for s in trajectory.steps
-           if is_decision(s) and s.index not in skip and not is_termination_only(s.text)]
+           if t["decision"][s.index] and not t["briefing"][s.index] and not is_termination_only(s.text)]
     if len(idx) < MIN_DECISIONS:
         return []
     a = [align[i] for i in idx]

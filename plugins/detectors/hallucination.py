@@ -16,9 +16,6 @@ from analyzer.detection.text import (
     RESULT_CLAIM_RE,
     RETRIEVAL_CLAIM_RE,
     asserted,
-    is_acting,
-    is_decision,
-    is_observation,
     match_quote,
     significant_numbers,
     strip_code,
@@ -26,6 +23,7 @@ from analyzer.detection.text import (
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Trajectory
+from analyzer.signals.steps import columns_of, table_for
 from analyzer.taxonomy import Category
 
 SOURCE = "hallucination"
@@ -47,14 +45,15 @@ def _supported(claim: str, observations: list[str]) -> bool:
 
 def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
     """Findings on agent steps whose claims no observation supports."""
+    t = columns_of(table_for(trajectory, ctx))
     seen = significant_numbers(trajectory.task)
     out: list[Finding] = []
     recent_obs: list[str] = []  # tool output since the last acting step
     for s in trajectory.steps:
-        if is_observation(s) and not s.is_error:
+        if t["observation"][s.index] and not s.is_error:
             recent_obs.append(s.text[:20000])
         nums = significant_numbers(s.text)
-        if is_decision(s):
+        if t["decision"][s.index]:
             prose = strip_code(s.text)
             new = sorted(significant_numbers(prose) - seen)
             new_code = sorted(nums - seen - set(new))
@@ -80,7 +79,7 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
                     trajectory, s.index, Category.HALLUCINATION, score, SOURCE,
                     f"{why}" + (f" (unsupported: {listed})" if listed else ""),
                     evidence_quote=match_quote(s.text, ASSUMPTION_RE if assumes else RETRIEVAL_CLAIM_RE)))
-            if is_acting(s):
+            if t["acting"][s.index]:
                 recent_obs = []
         seen |= nums
     return out

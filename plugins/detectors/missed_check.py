@@ -27,20 +27,15 @@ check per kind is reported. Runs that did not fail get no finding and null colum
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from analyzer.detection.helpers import make_finding
-from analyzer.detection.text import (
-    DONE_RE,
-    RESULT_CLAIM_RE,
-    is_acting,
-    is_decision,
-    is_observation,
-    quote,
-)
+from analyzer.detection.text import DONE_RE, RESULT_CLAIM_RE, quote
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Outcome, Step, Trajectory
 from analyzer.signals.run import SignalDetector, SignalOutput
+from analyzer.signals.steps import columns_of, table_for
 from analyzer.taxonomy import Category
 from plugins.detectors._signals import EDIT_RE, action_text, observation_after, prose
 
@@ -82,11 +77,11 @@ def _counts(text: str) -> dict[str, set[int]]:
     return out
 
 
-def _test_run(steps: list[Step]) -> tuple[int, str] | None:
+def _test_run(steps: list[Step], t: dict[str, list[Any]]) -> tuple[int, str] | None:
     last_test = -1
     edits: list[int] = []
     for s in steps:
-        if not is_acting(s):
+        if not t["acting"][s.index]:
             continue
         text = action_text(s)
         if TEST_RE.search(text):
@@ -99,18 +94,18 @@ def _test_run(steps: list[Step]) -> tuple[int, str] | None:
     return after[0], f"step {after[0]} changes the code and no test ran after it"
 
 
-def _count_vs_plan(t: Trajectory) -> tuple[int, str] | None:
-    plan = _counts(t.task)
-    for s in t.steps:  # the plan: the task, and what the agent said before the first tool output
-        if is_observation(s):
+def _count_vs_plan(run: Trajectory, t: dict[str, list[Any]]) -> tuple[int, str] | None:
+    plan = _counts(run.task)
+    for s in run.steps:  # the plan: the task, and what the agent said before the first tool output
+        if t["observation"][s.index]:
             break
-        if is_decision(s):
+        if t["decision"][s.index]:
             for u, ns in _counts(prose(s.text)).items():
                 plan.setdefault(u, set()).update(ns)
     if not plan:
         return None
-    for s in t.steps:
-        if not is_observation(s):
+    for s in run.steps:
+        if not t["observation"][s.index]:
             continue
         for u, got in _counts(s.text).items():
             want = plan.get(u)
@@ -120,16 +115,16 @@ def _count_vs_plan(t: Trajectory) -> tuple[int, str] | None:
     return None
 
 
-def _reread_constraints(t: Trajectory) -> tuple[int, str] | None:
+def _reread_constraints(run: Trajectory, t: dict[str, list[Any]]) -> tuple[int, str] | None:
     banned: dict[str, bool] = {}  # object -> forbidden only to change (True) or to use at all (False)
-    for m in FORBID_RE.finditer(t.task):
+    for m in FORBID_RE.finditer(run.task):
         obj = m.group(2).lower().rstrip(".,;")
         if len(obj) >= 3:
             banned[obj] = banned.get(obj, True) and m.group(1).lower().startswith(_CHANGE_VERBS)
     if not banned:
         return None
-    for s in t.steps:
-        if not is_acting(s):
+    for s in run.steps:
+        if not t["acting"][s.index]:
             continue
         raw = action_text(s)
         text = raw.lower()
@@ -143,10 +138,10 @@ def _reread_constraints(t: Trajectory) -> tuple[int, str] | None:
     return None
 
 
-def _result_exists(steps: list[Step]) -> tuple[int, str] | None:
-    shown = "\n".join(o.text[:20000] for o in steps if is_observation(o) and not o.is_error)
+def _result_exists(steps: list[Step], t: dict[str, list[Any]]) -> tuple[int, str] | None:
+    shown = "\n".join(o.text[:20000] for o in steps if t["observation"][o.index] and not o.is_error)
     for s in steps:
-        if not is_decision(s) or is_acting(s):
+        if not t["decision"][s.index] or t["acting"][s.index]:
             continue
         said = prose(s.text)
         low = said.lower()
@@ -156,7 +151,7 @@ def _result_exists(steps: list[Step]) -> tuple[int, str] | None:
                 if path.lower().startswith(("e.g", "i.e")) or path in shown:
                     continue
                 return s.index, f"step {s.index} says '{path}' was produced, and no tool output shows it"
-        prev = next((o for o in reversed(steps[:s.index]) if is_observation(o)), None)
+        prev = next((o for o in reversed(steps[:s.index]) if t["observation"][o.index]), None)
         if prev is not None and prev.is_error and (RESULT_CLAIM_RE.search(said) or DONE_RE.search(said)):
             return s.index, f"step {s.index} claims a result right after an error output (step {prev.index})"
     return None
@@ -172,18 +167,19 @@ class MissedCheck(SignalDetector):
         if trajectory.outcome != Outcome.FAILURE or n == 0:
             return SignalOutput(step_values={"check_point": points})
         steps = trajectory.steps
+        t = columns_of(table_for(trajectory, ctx))
         found = {
-            "test_run": _test_run(steps),
-            "count_vs_plan": _count_vs_plan(trajectory),
-            "reread_constraints": _reread_constraints(trajectory),
-            "result_exists": _result_exists(steps),
+            "test_run": _test_run(steps, t),
+            "count_vs_plan": _count_vs_plan(trajectory, t),
+            "reread_constraints": _reread_constraints(trajectory, t),
+            "result_exists": _result_exists(steps, t),
         }
         hits = sorted(((v[0], k, v[1]) for k, v in found.items() if v is not None),
                       key=lambda x: (x[0], KINDS.index(x[1])))
         findings: list[Finding] = []
         last = n - 1
         for step, kind, why in hits:
-            obs = observation_after(steps, step)
+            obs = observation_after(steps, step, t)
             end = obs.index if obs is not None else step
             findings.append(make_finding(
                 trajectory, step, Category.FALSE_SUCCESS, SCORES[kind], SOURCE,

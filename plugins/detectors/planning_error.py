@@ -12,17 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from analyzer.detection.helpers import make_finding
-from analyzer.detection.text import (
-    REVISION_RE,
-    briefing_steps,
-    is_decision,
-    is_observation,
-    is_termination_only,
-    match_quote,
-)
+from analyzer.detection.text import REVISION_RE, is_termination_only, match_quote
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Outcome, Trajectory
+from analyzer.signals.steps import columns_of, table_for
 from analyzer.taxonomy import Category
 
 SOURCE = "planning_error"
@@ -41,14 +35,14 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
     if trajectory.outcome == Outcome.SUCCESS:
         return []
     steps = trajectory.steps
-    skip = briefing_steps(steps, trajectory.task)
-    first = next((s for s in steps if is_decision(s) and s.index not in skip
+    t = columns_of(table_for(trajectory, ctx))
+    first = next((s for s in steps if t["decision"][s.index] and not t["briefing"][s.index]
                   and not is_termination_only(s.text)), None)
     if first is None:
         return []
     later = steps[first.index + 1:]
-    errors = [s.index for s in later if is_observation(s) and s.is_error]
-    revisions = [s.index for s in later if is_decision(s) and REVISION_RE.search(s.text)]
+    errors = [s.index for s in later if t["observation"][s.index] and s.is_error]
+    revisions = [s.index for s in later if t["decision"][s.index] and REVISION_RE.search(s.text)]
     if not errors and not revisions:
         return []
     score = 0.3 + 0.15 * min(len(errors), 2) + 0.1 * min(len(revisions), 2)

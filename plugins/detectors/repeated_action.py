@@ -12,22 +12,14 @@ not compared: its repeats are the system re-sending the prompt, not the agent re
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from analyzer.detection.helpers import make_finding
-from analyzer.detection.text import (
-    action_signature,
-    echoes_prompt,
-    is_decision,
-    is_termination_only,
-    jaccard,
-    next_observation,
-    quote,
-    shingles,
-    squash,
-)
+from analyzer.detection.text import is_termination_only, jaccard, quote, shingles, squash
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
+from analyzer.signals.steps import columns_of, table_for
 from analyzer.taxonomy import Category
 
 SOURCE = "repeated_action"
@@ -53,9 +45,10 @@ def _similarity(a: str, b: str, sha: set[str], shb: set[str]) -> tuple[float, bo
     return sim, False
 
 
-def _no_progress(steps: list[Step], i: int, j: int) -> bool:
-    """True when the outputs following steps ``i`` and ``j`` are near-identical."""
-    o1, o2 = next_observation(steps, i), next_observation(steps, j)
+def _no_progress(steps: list[Step], i: int, j: int, t: dict[str, list[Any]]) -> bool:
+    """True when the outputs following decisions ``i`` and ``j`` (the table's ``next_observation``) are near-identical."""
+    k1, k2 = t["next_observation"][i], t["next_observation"][j]
+    o1, o2 = (steps[k1] if k1 is not None else None), (steps[k2] if k2 is not None else None)
     return (o1 is not None and o2 is not None
             and jaccard(shingles(o1.text[:4000]), shingles(o2.text[:4000])) >= 0.8)
 
@@ -63,13 +56,14 @@ def _no_progress(steps: list[Step], i: int, j: int) -> bool:
 def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
     """Findings on steps that repeat an earlier action in the window."""
     steps = trajectory.steps
+    t = columns_of(table_for(trajectory, ctx))
     seen: list[tuple[int, str, set[str], bool]] = []  # (index, signature, shingles, is_action)
     out: list[Finding] = []
     flagged: set[int] = set()
     for s in steps:
-        if not is_decision(s) or is_termination_only(s.text) or echoes_prompt(s):
+        if not t["decision"][s.index] or is_termination_only(s.text) or t["echoes_prompt"][s.index]:
             continue
-        sig = action_signature(s)
+        sig = t["action_signature"][s.index]
         is_action = sig is not None
         if sig is None:
             if len(s.text) < MIN_MESSAGE_CHARS:
@@ -81,7 +75,7 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
             if p_action != is_action:
                 continue
             sim, sweep = _similarity(sig, psig, sh, psh)
-            if sweep and not _no_progress(steps, j, s.index):
+            if sweep and not _no_progress(steps, j, s.index, t):
                 continue  # pagination and the like: one number changes and so does the output
             if sim >= (NEAR if is_action else NEAR_MESSAGE) and (best is None or sim > best[0]):
                 best = (sim, j, sweep)
@@ -91,7 +85,7 @@ def detect(trajectory: Trajectory, ctx: DetectionContext) -> list[Finding]:
         sim, j, _sweep = best
         exact = sim >= 0.999
         score = (0.75 if exact else 0.55) if is_action else (0.6 if exact else 0.45)
-        no_progress = _no_progress(steps, j, s.index)
+        no_progress = _no_progress(steps, j, s.index, t)
         if no_progress:
             score += 0.15
         what = "action" if is_action else "message"

@@ -30,12 +30,13 @@ from typing import Any
 import yaml
 
 from analyzer.detection.helpers import make_finding
-from analyzer.detection.text import is_acting, quote
+from analyzer.detection.text import quote
 from analyzer.errors import PluginError
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Trajectory
 from analyzer.signals.run import SIGNALS_PHASE, SignalOutput
+from analyzer.signals.steps import columns_of, table_for
 from analyzer.taxonomy import Category
 from plugins.detectors._signals import action_text
 
@@ -195,13 +196,14 @@ class RiskyCombination:
         rs = self.rules(ctx)
         scope = task_paths(trajectory.task)
         steps = trajectory.steps
+        t = columns_of(table_for(trajectory, ctx))
         progress: dict[str, list[int]] = {r.id: [] for r in rs.rules}
         decision_no: dict[int, int] = {}
         done: dict[str, tuple[int, ...]] = {}
         risk: list[float] = []
         cur = 0.0
         for s in steps:
-            if is_acting(s):
+            if t["acting"][s.index]:
                 decision_no[s.index] = len(decision_no)
                 text = action_text(s)
                 low = text.lower()

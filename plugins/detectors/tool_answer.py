@@ -23,21 +23,15 @@ the planted cases and the samples need; see docs/detectors.md.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from analyzer.detection.helpers import make_finding
-from analyzer.detection.text import (
-    RESULT_CLAIM_RE,
-    action_signature,
-    asserts_at,
-    entities,
-    is_decision,
-    is_empty_output,
-    quote,
-)
+from analyzer.detection.text import RESULT_CLAIM_RE, asserts_at, entities, is_empty_output, quote
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Step, Trajectory
 from analyzer.signals.run import SignalDetector, SignalOutput
+from analyzer.signals.steps import columns_of, table_for, table_of_steps
 from analyzer.taxonomy import Category
 from plugins.detectors._signals import has_traceback, observation_before, prose, slope
 
@@ -74,16 +68,21 @@ def _claims(pattern: re.Pattern[str], prose: str) -> bool:
                for m in pattern.finditer(prose))
 
 
-def _producer(steps: list[Step], obs: Step) -> Step | None:
+def _producer(steps: list[Step], obs: Step, t: dict[str, list[Any]]) -> Step | None:
     for s in reversed(steps[:obs.index]):
-        if is_decision(s):
+        if t["decision"][s.index]:
             return s
     return None
 
 
-def score_step(steps: list[Step], i: int) -> tuple[float, float, str] | None:
-    """``(understood, used, why-not-understood)`` for decision ``i``, or None if it follows no output."""
-    obs = observation_before(steps, i)
+def score_step(steps: list[Step], i: int, t: dict[str, list[Any]] | None = None) -> tuple[float, float, str] | None:
+    """``(understood, used, why-not-understood)`` for decision ``i``, or None if it follows no output.
+
+    ``t`` holds the run's step-signal columns (:func:`analyzer.signals.steps.columns_of`; computed when None).
+    """
+    if t is None:
+        t = columns_of(table_of_steps(steps))
+    obs = observation_before(steps, i, t)
     if obs is None:
         return None
     step = steps[i]
@@ -100,8 +99,8 @@ def score_step(steps: list[Step], i: int) -> tuple[float, float, str] | None:
             and not NO_MATCH_RE.search(out):
         why = "the output has content, but the step says it was empty / nothing was found"
     understood = 0.0 if why else 1.0
-    prod = _producer(steps, obs)
-    sig, psig = action_signature(step), (action_signature(prod) if prod is not None else None)
+    prod = _producer(steps, obs, t)
+    sig, psig = t["action_signature"][step.index], (t["action_signature"][prod.index] if prod is not None else None)
     if sig is not None and sig == psig:
         used = 0.0
     elif empty or error:
@@ -112,7 +111,7 @@ def score_step(steps: list[Step], i: int) -> tuple[float, float, str] | None:
             used = 1.0 if ACK_RE.search(said) or said.strip() else 0.5
         else:
             low = step.text[:_OBS_CHARS * 2].lower()
-            hits = sum(1 for t in salient if t.lower() in low)
+            hits = sum(1 for tok in salient if tok.lower() in low)
             used = round(min(1.0, hits / min(TOP, len(salient))), 4)
     return understood, used, why
 
@@ -124,18 +123,19 @@ class ToolAnswer(SignalDetector):
         """Per-step scores, their means and trends, and findings on misread outputs."""
         steps = trajectory.steps
         n = len(steps)
+        t = columns_of(table_for(trajectory, ctx))
         und: list[float | None] = [None] * n
         use: list[float | None] = [None] * n
         findings: list[Finding] = []
         for s in steps:
-            if not is_decision(s):
+            if not t["decision"][s.index]:
                 continue
-            res = score_step(steps, s.index)
+            res = score_step(steps, s.index, t)
             if res is None:
                 continue
             und[s.index], use[s.index], why = res
             if why:
-                obs = observation_before(steps, s.index)
+                obs = observation_before(steps, s.index, t)
                 lo = obs.index if obs is not None else s.index
                 findings.append(make_finding(trajectory, s.index, Category.EVIDENCE_ACTION_GAP, 0.6, SOURCE,
                                              f"step {s.index} misreads the tool output of step {lo}: {why}",

@@ -19,18 +19,15 @@ the ``wasted`` column only (they are common, and a finding each would bury the o
 
 from __future__ import annotations
 
+from typing import Any
+
 from analyzer.detection.helpers import make_finding
-from analyzer.detection.text import (
-    action_signature,
-    entities,
-    is_acting,
-    is_decision,
-    quote,
-)
+from analyzer.detection.text import entities, quote
 from analyzer.plugin_host.protocols import DetectionContext
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Trajectory
 from analyzer.signals.run import SignalDetector, SignalOutput
+from analyzer.signals.steps import columns_of, table_for
 from analyzer.taxonomy import Category
 from plugins.detectors._signals import (
     EDIT_RE,
@@ -46,8 +43,8 @@ MIN_SALIENT = 4  # salient tokens an output needs before "never used" is judged
 _OBS_CHARS = 6000
 
 
-def _out(trajectory: Trajectory, i: int) -> str | None:
-    o = observation_after(trajectory.steps, i)
+def _out(trajectory: Trajectory, i: int, t: dict[str, list[Any]]) -> str | None:
+    o = observation_after(trajectory.steps, i, t)
     return normalised(o.text[:_OBS_CHARS]) if o is not None else None
 
 
@@ -58,15 +55,16 @@ class WastedSteps(SignalDetector):
         """Per-step ``wasted`` reason, per-run count and share."""
         steps = trajectory.steps
         n = len(steps)
+        t = columns_of(table_for(trajectory, ctx))
         reason: list[str | None] = [None] * n
         last_by_sig: dict[str, tuple[int, str | None]] = {}
         last_change = -1
         for s in steps:
-            if not is_acting(s):
+            if not t["acting"][s.index]:
                 continue
-            sig = action_signature(s)
+            sig = t["action_signature"][s.index]
             text = action_text(s)
-            out = _out(trajectory, s.index)
+            out = _out(trajectory, s.index, t)
             if sig is not None and sig in last_by_sig:
                 j, prev_out = last_by_sig[sig]
                 same_out = out is None or prev_out is None or out == prev_out
@@ -81,15 +79,15 @@ class WastedSteps(SignalDetector):
         pos = 0
         for i, st in enumerate(steps):
             offset[i] = pos
-            if is_decision(st):
+            if t["decision"][st.index]:
                 parts.append(st.text[:_OBS_CHARS].lower() + "\n")
                 pos += len(parts[-1])
         offset[n] = pos
         decided = "".join(parts)
         for s in steps:
-            if reason[s.index] is not None or not is_acting(s):
+            if reason[s.index] is not None or not t["acting"][s.index]:
                 continue
-            o = observation_after(steps, s.index)
+            o = observation_after(steps, s.index, t)
             if o is None or o.is_error or has_traceback(o.text[:_OBS_CHARS]):
                 continue
             salient = entities(o.text[:_OBS_CHARS])
@@ -108,7 +106,7 @@ class WastedSteps(SignalDetector):
             findings.append(make_finding(trajectory, s.index, Category.REPEATED_ACTION, 0.3, SOURCE,
                                          f"wasted step ({why}): step {s.index} {text}",
                                          evidence_quote=quote(action_text(s), 160)))
-        decisions = sum(1 for s in steps if is_decision(s))
+        decisions = sum(1 for s in steps if t["decision"][s.index])
         wasted = sum(1 for r in reason if r)
         return SignalOutput(
             findings=findings, step_values={"wasted": reason},
