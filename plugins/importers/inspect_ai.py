@@ -820,7 +820,8 @@ class InspectJsonImporter:
     def _read_whole(self, path: Path, ctx: ImportContext) -> Iterator[Trajectory]:
         yield from self._samples(read_json_document(path, records=("samples",)), ctx)
 
-    def _samples(self, doc: Any, ctx: ImportContext) -> Iterator[Trajectory]:
+    def _samples(self, doc: Any, ctx: ImportContext, start: int = 0) -> Iterator[Trajectory]:
+        """The samples of a whole-read log from index ``start`` (a damaged one is its own error)."""
         if not isinstance(doc, dict):
             raise ImportFailure(imsg("inspect_not_log"))
         samples = doc.get("samples")
@@ -829,7 +830,8 @@ class InspectJsonImporter:
             raise ImportFailure(imsg("inspect_header_only"))
         if not isinstance(samples, list):
             raise ImportFailure(imsg("inspect_samples_not_list"))
-        for i, sample in enumerate(samples):
+        for i in range(start, len(samples)):
+            sample = samples[i]
             if ctx.cancel.cancelled:
                 return
             if isinstance(sample, DamagedRecord):
@@ -894,15 +896,4 @@ class InspectJsonImporter:
                 raise ImportFailure(imsg("inspect_invalid", error=error))
             ctx.error(f"samples[{start}]", imsg("inspect_invalid_here", error=error))
             return
-        header = {k: v for k, v in doc.items() if k != "samples"}
-        samples = doc["samples"]
-        for i in range(start, len(samples)):
-            if ctx.cancel.cancelled:
-                return
-            sample = samples[i]
-            if isinstance(sample, DamagedRecord):
-                ctx.error(f"samples[{i}]", sample.message)
-                continue
-            t = _one(sample, header, f"samples[{i}]", ctx)
-            if t is not None:
-                yield t
+        yield from self._samples(doc, ctx, start)
