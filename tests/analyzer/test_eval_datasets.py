@@ -237,6 +237,10 @@ def test_fit_all_writes_every_tunable_it_chose(tmp_path: Path) -> None:
     assert (again.actor_weight, again.first_runner_weight) == (choice.agent.actor_weight,
                                                                choice.agent.first_runner_weight)
     assert sorted(again.meta["trained_sets"]) == sorted(s.name for s in sets)
+    # the category chooser's tunables, chosen on the systems that label a category (GAIA, TRAIL)
+    chosen = again.meta["category_selection"]
+    assert again.category.to_json() == chosen["params"]
+    assert set(chosen["trained_on"]) == {"agenterrorbench-gaia", "trail-gaia", "trail-swe"}
 
 
 def test_eval_fit_cli_writes_the_params_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -279,4 +283,10 @@ def test_eval_suite_writes_tables_plot_and_params(tmp_path: Path, capsys: pytest
                 assert base == point["metrics"]["step@1"]
     shipped = json.loads(params.read_text())
     assert sorted(shipped["meta"]["trained_sets"]) == sorted(DATASETS)
-    assert "shipped weights (in-sample)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "shipped weights (in-sample)" in out and "category of the labelled step" in out
+    # nested category figures for each system that labels a category, chosen without it
+    assert set(doc["category"]) == {"agenterrorbench-gaia", "trail-gaia", "trail-swe"}
+    for name, row in doc["category"].items():
+        assert name not in row["chosen_without"]["trained_on"]
+        assert 0 <= row["nested"]["k"] <= row["nested"]["n"] and row["random"] == 0.1
