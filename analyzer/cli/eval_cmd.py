@@ -121,9 +121,9 @@ def _usage(p: argparse.ArgumentParser) -> int:
     return 2
 
 
-PREPARED_FORMAT = 2
+PREPARED_FORMAT = 3
 """Version of a cached prepared set (``--cache``): a cache of another version is prepared again
-(2: TRAIL's first-error categories are gold labels)."""
+(2: TRAIL's first-error categories are gold labels; 3: each run keeps its step-signal table)."""
 
 
 def _prepare(name: str, path: Path, embedder: Any, quiet: bool, cache: Path | None = None) -> Any:
