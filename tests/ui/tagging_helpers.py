@@ -59,6 +59,24 @@ def clear_messages(window: Any) -> None:
         window.message_bar.clear()
 
 
+def make_window(qtbot: Any, ws_path: Path, traces: Path | None) -> Any:
+    """A shown main window (no persisted layout) on the workspace ``ws_path``, with ``traces`` loaded."""
+    from analyzer.session import Session
+    from ui.main_window import MainWindow
+
+    w = MainWindow(Session(), persist=False)
+    qtbot.addWidget(w, before_close_func=clear_messages)
+    w.resize(1500, 950)
+    assert w.tagging.open_workspace(ws_path)
+    if traces is not None:
+        w.open_paths([str(traces)], synchronous=True)
+    w.show()
+    qtbot.waitExposed(w)
+    w.activateWindow()
+    w.bridge.flush()
+    return w
+
+
 def isolate_qsettings(tmp: Path) -> None:
     """Point QSettings (INI, user scope) into a temporary folder."""
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp / "qsettings"))

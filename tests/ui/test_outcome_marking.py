@@ -11,10 +11,9 @@ import polars as pl
 from judge_stub import StubJudge
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
-from tagging_helpers import clear_messages
+from tagging_helpers import make_window
 
 from analyzer.export.tables import run_table
-from analyzer.session import Session
 from ui.models.runs_table import COLUMNS
 
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -46,21 +45,6 @@ def write_unknown_runs(folder: Path, n: int = N_RUNS) -> Path:
     return path
 
 
-def _make_window(qtbot: Any, ws_path: Path, traces: Path) -> Any:
-    from ui.main_window import MainWindow
-
-    w = MainWindow(Session(), persist=False)
-    qtbot.addWidget(w, before_close_func=clear_messages)
-    w.resize(1500, 950)
-    assert w.tagging.open_workspace(ws_path)
-    w.open_paths([str(traces)], synchronous=True)
-    w.show()
-    qtbot.waitExposed(w)
-    w.activateWindow()
-    w.bridge.flush()
-    return w
-
-
 def _outcomes(w: Any) -> dict[str, tuple[str, str | None]]:
     view = w.session.runs_view()
     return {r["trace_id"]: (r["outcome"], r["outcome_source"]) for r in view.iter_rows(named=True)}
@@ -74,7 +58,7 @@ def _focus(qtbot: Any, widget: Any) -> None:
 def test_bulk_outcome_marking_with_undo_survives_a_restart(qtbot: Any, app: Any, tmp_path: Path) -> None:
     traces = write_unknown_runs(tmp_path / "traces")
     ws_path = tmp_path / "outcomes.trajscope"
-    w = _make_window(qtbot, ws_path, traces)
+    w = make_window(qtbot, ws_path, traces)
     table = w.runs_panel.table
     assert w.runs_panel.model.rowCount() == N_RUNS
     # nothing is recorded: every run has an estimate, shown as "likely failed (0.xx)" / "likely passed (0.xx)"
@@ -126,7 +110,7 @@ def test_bulk_outcome_marking_with_undo_survives_a_restart(qtbot: Any, app: Any,
     ws.close()
 
     # a brand-new window and session on the same workspace: every outcome is back, and counted
-    w2 = _make_window(qtbot, ws_path, traces)
+    w2 = make_window(qtbot, ws_path, traces)
     assert _outcomes(w2) == expected
     assert w2.tagging.workspace.analyst_outcomes() == stored
     assert w2.count_failed.text() == f"{N_RUNS - 3} failed"
@@ -149,7 +133,7 @@ def test_judge_value_curve_on_a_run_without_recorded_outcome(qtbot: Any, app: An
     ui_settings.set_str("analysis/use_embedder", "0")
     monkeypatch.setattr("ui.workers.resolve_judge", lambda choice: StubJudge())
     store_choice(True, None)
-    w = _make_window(qtbot, tmp_path / "w.trajscope", write_unknown_runs(tmp_path / "traces", 4))
+    w = make_window(qtbot, tmp_path / "w.trajscope", write_unknown_runs(tmp_path / "traces", 4))
     view = w.session.runs_view()
     failed = view.filter(pl.col("outcome") == "failure")
     assert failed.height and set(failed["outcome_source"]) == {"estimate"}  # likely failed, nothing recorded

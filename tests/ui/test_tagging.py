@@ -10,9 +10,9 @@ import polars as pl
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel, QToolButton
-from tagging_helpers import clear_messages, judge_result, write_runs
+from tagging_helpers import clear_messages, judge_result, make_window, write_runs
 
-from analyzer.session import RunFilter, Session
+from analyzer.session import RunFilter
 from analyzer.workspace import Workspace
 from ui.models.runs_table import COLUMNS
 from ui.views.message_bar import Message
@@ -22,22 +22,6 @@ CTRL = Qt.KeyboardModifier.ControlModifier
 SHIFT = Qt.KeyboardModifier.ShiftModifier
 
 
-def _make_window(qtbot: Any, ws_path: Path, traces: Path | None) -> Any:
-    from ui.main_window import MainWindow
-
-    w = MainWindow(Session(), persist=False)
-    qtbot.addWidget(w, before_close_func=clear_messages)
-    w.resize(1500, 950)
-    assert w.tagging.open_workspace(ws_path)
-    if traces is not None:
-        w.open_paths([str(traces)], synchronous=True)
-    w.show()
-    qtbot.waitExposed(w)
-    w.activateWindow()
-    w.bridge.flush()
-    return w
-
-
 @pytest.fixture
 def traces(tmp_path: Path) -> Path:
     return write_runs(tmp_path / "traces", N_RUNS)
@@ -45,7 +29,7 @@ def traces(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def tag_window(qtbot: Any, app: Any, tmp_path: Path, traces: Path) -> Iterator[Any]:
-    w = _make_window(qtbot, tmp_path / "desk.trajscope", traces)
+    w = make_window(qtbot, tmp_path / "desk.trajscope", traces)
     yield w
     w.jobs.cancel_all()
     w.jobs.wait(30000)
@@ -348,7 +332,7 @@ def test_annotation_editor_tags_notes_and_reopen_finds_every_tag(tag_window: Any
     ctrl.workspace.close()
 
     # reopen in a brand-new window with a new session: every tag, note and step label is back
-    w2 = _make_window(qtbot, ws_path, traces)
+    w2 = make_window(qtbot, ws_path, traces)
     after = {(a.trace_id, a.step): a for a in w2.tagging.workspace.annotations()}
     assert after == before
     for tid, cat in expected.items():
