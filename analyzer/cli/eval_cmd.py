@@ -387,6 +387,7 @@ def run_suite(args: argparse.Namespace) -> int:
     from analyzer.evaluation.transfer import (
         active_vs_random,
         adapt,
+        by_label_position,
         constant,
         cross_validate,
         fixed_rules,
@@ -435,9 +436,12 @@ def run_suite(args: argparse.Namespace) -> int:
             print(f"  K=10 labels chosen most-uncertain-first: {al['active']:.1%}; at random: {al['random']:.1%} "
                   f"(same test runs, {args.draws} draws)")
             doc["active_learning"][name] = al
+        positions = by_label_position(ps, results[0].predictions[0])
+        print("  nested step@1 by where the label lies: " + ", ".join(
+            f"steps {b['bucket']}: {b['step@1']['p']:.1%} of {b['n']} (random {b['random@1']:.1%})" for b in positions))
         print()
         doc["sets"][name] = {"records": len(ps.golds), "results": [_result_json(r) for r in results],
-                             "rules": {k: v.to_json() for k, v in rules.items()}}
+                             "rules": {k: v.to_json() for k, v in rules.items()}, "by_position": positions}
         doc["learning_curve"][name] = [{"k": k, **_result_json(r)} for k, r in curve]
     categories = nested_category_selection(list(prepared.values()))
     if categories:

@@ -45,7 +45,7 @@ from analyzer.attribution.features import (
 )
 from analyzer.attribution.ranker import RankerParams, softmax
 from analyzer.evaluation.category_select import category_sets, select_category
-from analyzer.evaluation.fit import fit_transfer, to_params
+from analyzer.evaluation.fit import TrainingRun, fit_transfer, to_params
 from analyzer.evaluation.scoring import normalise_agent
 from analyzer.evaluation.transfer import PreparedSet, canonical_ranking, reweighted, training_run
 from analyzer.jobs import Progress, no_progress
@@ -79,6 +79,10 @@ class StepConfig:
             cause's consequence (:func:`~analyzer.attribution.features.evidence_parts`).
         repeat: Weight of a finding that is not the first of its category in the run.
         off_kind: Weight of a finding on a kind of step it is not about.
+        strata: Groups of the group-robust fit per training system: 1, the system's runs; 2,
+            its runs whose labelled step lies at or before the training systems' pooled median
+            index and those whose label lies after it (:meth:`Selector.groups`), so that with a
+            small ``tau`` the fit is also held to the runs whose decisive step comes late.
     """
 
     features: str = "structure"
@@ -90,6 +94,7 @@ class StepConfig:
     symptom: float = 1.0
     repeat: float = 1.0
     off_kind: float = 1.0
+    strata: int = 1
 
     @property
     def evidence_classes(self) -> dict[str, float]:
@@ -119,6 +124,7 @@ GRID: dict[str, tuple[Any, ...]] = {
     "symptom": (1.0, 0.5, 0.25),
     "repeat": (1.0, 0.5),
     "off_kind": (1.0, 0.5),
+    "strata": (1, 2),
 }
 """Values tried per tunable (the plainest first: ties keep it)."""
 
@@ -219,11 +225,30 @@ class Selector:
             self._sets[key] = reweighted(ps, weights, {r.key: self._parts[(name, r.key)] for r in ps.runs})
         return self._sets[key]
 
+    def groups(self, names: Sequence[str], cfg: StepConfig) -> list[list[TrainingRun]]:
+        """The groups of the group-robust fit: per system, split by label position when ``cfg.strata`` is 2.
+
+        The split point is the median labelled-step index pooled over the systems ``names`` (the
+        training systems only): runs labelled at or before it form one group, the others another.
+        The held-out system's labels are never read.
+        """
+        per_system = [[training_run(r) for r in self.set(n, cfg).trainable] for n in sorted(names)]
+        if cfg.strata == 1:
+            return per_system
+        if cfg.strata != 2:
+            raise ValueError(f"strata must be 1 or 2, got {cfg.strata}")
+        split = float(np.median([r.gold_step for g in per_system for r in g]))
+        out: list[list[TrainingRun]] = []
+        for g in per_system:
+            out += [part for part in ([r for r in g if r.gold_step <= split], [r for r in g if r.gold_step > split])
+                    if part]
+        return out
+
     def fit(self, names: Sequence[str], cfg: StepConfig) -> Any:
         """The group-robust fit of ``cfg`` on the systems ``names`` (cached)."""
         key = (frozenset(names), cfg)
         if key not in self._fits:
-            groups = [[training_run(r) for r in self.set(n, cfg).trainable] for n in sorted(names)]
+            groups = self.groups(names, cfg)
             self._fits[key] = fit_transfer(groups, l2=cfg.l2, tau=cfg.tau, features=FEATURE_SETS[cfg.features],
                                            evidence_weight=cfg.evidence_weight,
                                            evidence_grounded=cfg.evidence_grounded,
@@ -412,8 +437,7 @@ def column_ablation(selector: Selector, nested: NestedResult, progress: Progress
         extra = [PRIOR_FEATURE + " (prior)"] if cfg.prior_weight else []
         for col in [*cols, *extra, "evidence (prior)"]:
             feats = tuple(c for c in FEATURE_SETS[cfg.features] if c != col)
-            fitted = fit_transfer([[training_run(r) for r in selector.set(n, cfg).trainable] for n in sorted(others)],
-                                  l2=cfg.l2, tau=cfg.tau,
+            fitted = fit_transfer(selector.groups(others, cfg), l2=cfg.l2, tau=cfg.tau,
                                   features=feats, evidence_weight=0.0 if col == "evidence (prior)" else cfg.evidence_weight,
                                   evidence_grounded=0.0 if col == "evidence (prior)" else cfg.evidence_grounded,
                                   prior={PRIOR_FEATURE: 0.0 if col.startswith(PRIOR_FEATURE + " ") else cfg.prior_weight})

@@ -206,6 +206,45 @@ def random_rule(ps: PreparedSet) -> Scores:
     return Scores(metrics)
 
 
+POSITION_BUCKETS: tuple[tuple[int, int | None], ...] = ((0, 3), (4, 7), (8, None))
+"""Where the labelled step lies (0-based index, inclusive bounds; None: no upper bound), for
+:func:`by_label_position`. A reporting breakdown, not a tunable: the development systems label
+steps 2-5 on median, the runs of the systems users bring often later."""
+
+
+def by_label_position(ps: PreparedSet, predictions: Sequence[Prediction]) -> list[dict[str, Any]]:
+    """Step@1 and step@3 of ``predictions`` per bucket of the labelled step's index, with random.
+
+    Returns:
+        One dict per :data:`POSITION_BUCKETS` entry: ``bucket`` ("0-3", "4-7", "8+"), ``n``,
+        ``step@1`` / ``step@3`` (hits, rate, Wilson interval) and ``random@1`` (the expected step@1
+        of a uniformly random step on the same runs).
+    """
+    by_key = {r.key: r for r in ps.runs}
+    preds = {p.file: p for p in predictions}
+    out: list[dict[str, Any]] = []
+    for lo, hi in POSITION_BUCKETS:
+        n = h1 = h3 = 0
+        rnd = 0.0
+        for g in ps.golds:
+            r, p = by_key.get(g.file), preds.get(g.file)
+            if r is None or p is None or g.step is None or g.step < lo or (hi is not None and g.step > hi):
+                continue
+            canon = ps.canonical.get(g.file)
+            units = len(set(canon)) if canon else len(r.trajectory.steps)
+            n += 1
+            h1 += p.step == g.step
+            h3 += g.step in p.top_steps[:3]
+            rnd += 1.0 / max(1, units)
+        row: dict[str, Any] = {"bucket": f"{lo}-{hi}" if hi is not None else f"{lo}+", "n": n,
+                               "random@1": rnd / n if n else 0.0}
+        for name, k in (("step@1", h1), ("step@3", h3)):
+            rate, w_lo, w_hi = wilson(k, n)
+            row[name] = {"k": k, "p": rate, "lo": w_lo, "hi": w_hi}
+        out.append(row)
+    return out
+
+
 def predict(ranker: Ranker, run: EvalRun) -> tuple[Prediction, str | None]:
     """The pipeline's prediction (top step, responsible agent, ranking) and category for one run."""
     logits = ranker.logits(run.features)

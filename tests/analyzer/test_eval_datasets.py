@@ -27,6 +27,7 @@ from analyzer.evaluation.datasets import (
 from analyzer.evaluation.fit import TrainingRun, fit_transfer
 from analyzer.evaluation.selection import (
     Selector,
+    StepConfig,
     column_ablation,
     fit_all,
     nested_leave_one_system_out,
@@ -224,6 +225,24 @@ def test_nested_selection_never_sees_the_held_out_system(tmp_path: Path) -> None
     assert again.params[target.name].weights == nested.params[target.name].weights
     table = column_ablation(Selector(sets), nested)
     assert "evidence (prior)" in table and all(set(row) <= set(names) for row in table.values())
+
+
+def test_label_position_strata_split_each_training_system_at_the_pooled_median(tmp_path: Path) -> None:
+    root = _make_root(tmp_path)
+    sets = [prepare_set(spec.load(root / spec.folder)) for spec in DATASETS.values()]
+    selector = Selector(sets)
+    names = [s.name for s in sets[1:]]
+    plain = selector.groups(names, StepConfig())
+    assert [len(g) for g in plain] == [len(selector.set(n).trainable) for n in sorted(names)]
+    split = float(np.median([r.gold_step for g in plain for r in g]))
+    strata = selector.groups(names, StepConfig(strata=2))
+    assert sorted(r.file for g in strata for r in g) == sorted(r.file for g in plain for r in g)
+    for g in strata:  # every group lies on one side of the split and within one system
+        assert len({r.gold_step <= split for r in g}) == 1
+        assert len({next(n for n in names if r.file in {x.key for x in selector.set(n).trainable}) for r in g}) == 1
+    assert len(strata) > len(plain)  # the toy systems label steps on both sides
+    with pytest.raises(ValueError, match="strata"):
+        selector.groups(names, StepConfig(strata=3))
 
 
 def test_fit_all_writes_every_tunable_it_chose(tmp_path: Path) -> None:
