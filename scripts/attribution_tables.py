@@ -87,16 +87,34 @@ def agents(doc: dict[str, Any]) -> str:
 
 def selections(doc: dict[str, Any]) -> str:
     """What the selection chose without each system."""
-    rows = ["| held out | features | L2 | τ | prior | evidence | grounded | symptom | repeat | off-kind | T |",
-            "|---|---|---|---|---|---|---|---|---|---|---|"]
+    rows = ["| held out | features | L2 | τ | prior | evidence | grounded | symptom | late | ungrounded | repeat | "
+            "off-kind | strata | T |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, label in _systems(doc):
         sel = doc["selections"].get(name)
         if not sel:
             continue
         c = sel["step"]
         rows.append(f"| {label} | {c['features']} | {c['l2']:g} | {c['tau']:g} | {c['prior_weight']:g} | "
-                    f"{c['evidence_weight']:g} | {c['evidence_grounded']:g} | {c['symptom']:g} | {c['repeat']:g} | "
-                    f"{c['off_kind']:g} | {sel['calibration_temperature']:g} |")
+                    f"{c['evidence_weight']:g} | {c['evidence_grounded']:g} | {c['symptom']:g} | "
+                    f"{c.get('late', 1.0):g} | {c.get('ungrounded', 1.0):g} | {c['repeat']:g} | "
+                    f"{c['off_kind']:g} | {c.get('strata', 1)} | {sel['calibration_temperature']:g} |")
+    return "\n".join(rows)
+
+
+def positions(doc: dict[str, Any]) -> str:
+    """Nested step@1 by where the labelled step lies, next to a uniform random step on the same runs."""
+    names = _systems(doc)
+    buckets = [b["bucket"] for b in doc["sets"][names[0][0]].get("by_position", [])] if names else []
+    rows = ["| system | " + " | ".join(f"label at steps {b}: nested step@1 (random)" for b in buckets) + " |",
+            "|---|" + "---|" * len(buckets)]
+    for name, label in names:
+        cells = []
+        for b in doc["sets"][name].get("by_position", []):
+            m = b["step@1"]
+            cells.append(f"{100 * m['p']:.1f}% [{100 * m['lo']:.0f}–{100 * m['hi']:.0f}] ({m['k']}/{b['n']}; "
+                         f"{100 * b['random@1']:.1f}%)" if b["n"] else "-")
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
 
@@ -162,7 +180,7 @@ def category(doc: dict[str, Any]) -> str:
 
 
 TABLES = {"category": category, "headline": headline, "secondary": secondary, "agents": agents, "selections": selections,
-          "adaptation": adaptation, "calibration": calibration, "ablation": ablation}
+          "positions": positions, "adaptation": adaptation, "calibration": calibration, "ablation": ablation}
 
 
 def main(argv: list[str]) -> int:

@@ -43,6 +43,10 @@ import orjson
 
 from analyzer.cli.analyze_cmd import add_model_options, load_models, progress_bar
 
+CRITERIA = ("pooled", "position-balanced")
+"""The selection's criteria (:data:`analyzer.evaluation.selection.CRITERIA`, not imported here to keep
+the command line fast to start; a test keeps the two equal)."""
+
 SETS = ("who-and-when", "tracertraj-code", "agenterrorbench-gaia", "trail-gaia", "trail-swe")
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"
 """The planted-failure samples: with ``--with-samples``, training data of the selection and the fit
@@ -82,6 +86,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     f.add_argument("--cache", type=Path, metavar="DIR", help="keep the prepared sets here (delete it when features change)")
     f.add_argument("--with-samples", action="store_true",
                    help="add the planted-failure samples (sample_traces/) as training data (a trial: not shipped)")
+    f.add_argument("--criterion", choices=CRITERIA, default="pooled",
+                   help="what the selection maximises: held-out step@1 + step@3 over every labelled run (pooled), "
+                        "or the mean over label-position buckets (position-balanced)")
     f.add_argument("--quiet", action="store_true")
     f.set_defaults(func=run_fit, no_judge=True, judge=None)
     c = bench.add_parser("fit-curve", help="choose the value curve's weights by nested leave-one-system-out")
@@ -111,6 +118,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     s.add_argument("--cache", type=Path, metavar="DIR", help="keep the prepared sets here (delete it when features change)")
     s.add_argument("--with-samples", action="store_true",
                    help="add the planted-failure samples (sample_traces/) as training data (a trial: not shipped)")
+    s.add_argument("--criterion", choices=CRITERIA, default="pooled",
+                   help="what the selection maximises (see eval fit --criterion); the reported figures are pooled")
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(func=run_suite, no_judge=True, judge=None)
     p.set_defaults(func=lambda args: _usage(p))
@@ -375,7 +384,10 @@ def run_fit(args: argparse.Namespace) -> int:
     if found is None:
         return 2
     embedder, prepared = found
-    _fit(prepared, embedder, args.out or _shipped_params_path(), args.quiet)
+    from analyzer.evaluation.selection import Selector
+
+    _fit(prepared, embedder, args.out or _shipped_params_path(), args.quiet,
+         Selector(list(prepared.values()), args.criterion))
     return 0
 
 
@@ -400,7 +412,7 @@ def run_suite(args: argparse.Namespace) -> int:
     if found is None:
         return 2
     embedder, prepared = found
-    selector = Selector(list(prepared.values()))
+    selector = Selector(list(prepared.values()), args.criterion)
     if args.write_params:
         _fit(prepared, embedder, args.write_params, args.quiet, selector)
     shipped = Ranker.load(args.write_params) if args.write_params else Ranker.load()

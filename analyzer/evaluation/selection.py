@@ -47,7 +47,13 @@ from analyzer.attribution.ranker import RankerParams, softmax
 from analyzer.evaluation.category_select import category_sets, select_category
 from analyzer.evaluation.fit import TrainingRun, fit_transfer, to_params
 from analyzer.evaluation.scoring import normalise_agent
-from analyzer.evaluation.transfer import PreparedSet, canonical_ranking, reweighted, training_run
+from analyzer.evaluation.transfer import (
+    POSITION_BUCKETS,
+    PreparedSet,
+    canonical_ranking,
+    reweighted,
+    training_run,
+)
 from analyzer.jobs import Progress, no_progress
 
 FEATURE_SETS: dict[str, tuple[str, ...]] = {
@@ -190,6 +196,7 @@ class Selection:
         trained_on: The systems the choice saw.
         tried: Every step configuration tried, with its inner held-out figures.
         agent_table: Inner held-out agent@1 (mean over systems with agent labels) per agent rule.
+        criterion: What the step configuration's held-out figures averaged over (:data:`CRITERIA`).
     """
 
     step: StepConfig
@@ -198,19 +205,31 @@ class Selection:
     trained_on: list[str]
     tried: list[Candidate] = field(default_factory=list)
     agent_table: dict[str, float] = field(default_factory=dict)
+    criterion: str = "pooled"
 
     def to_json(self) -> dict[str, Any]:
         """Plain dict (recorded in the params file's meta)."""
         return {"step": asdict(self.step), "agent": asdict(self.agent), "calibration_temperature": self.temperature,
-                "trained_on": self.trained_on,
+                "trained_on": self.trained_on, "criterion": self.criterion,
                 "tried": [{"config": asdict(c.config), "step@1": c.step1, "step@3": c.step3} for c in self.tried],
                 "agent_table": self.agent_table}
+
+
+CRITERIA: tuple[str, ...] = ("pooled", "position-balanced")
+"""What a held-out system's step@1 and step@3 average over in the selection: every labelled run
+alike (``pooled``), or the runs of each :data:`~analyzer.evaluation.transfer.POSITION_BUCKETS`
+bucket of the labelled step's index alike (``position-balanced``: the mean of the buckets' rates,
+so runs whose decisive step comes late count as much as the many that label an early step). The
+reported figures are always pooled; this is only what the selection maximises."""
 
 
 class Selector:
     """Fits and held-out scores, cached by (training systems, configuration)."""
 
-    def __init__(self, sets: Sequence[PreparedSet]) -> None:
+    def __init__(self, sets: Sequence[PreparedSet], criterion: str = "pooled") -> None:
+        if criterion not in CRITERIA:
+            raise ValueError(f"criterion must be one of {', '.join(CRITERIA)}, got {criterion!r}")
+        self.criterion = criterion
         self._base = {s.name: s for s in sets}
         self._parts = {(s.name, r.key): evidence_parts(r.trajectory, r.findings, r.table) for s in sets for r in s.runs}
         self._sets: dict[tuple[str, tuple[float, ...]], PreparedSet] = {}
@@ -267,21 +286,31 @@ class Selector:
         fitted = self.fit([n for n in names if n != held], cfg)
         return {r.key: fitted.logits(r.features) for r in self.set(held, cfg).runs}
 
-    def hits(self, held: str, logits: dict[str, np.ndarray]) -> tuple[float, float]:
-        """step@1 and step@3 of ``logits`` on system ``held`` (every labelled record counts)."""
+    def hits(self, held: str, logits: dict[str, np.ndarray], criterion: str | None = None) -> tuple[float, float]:
+        """step@1 and step@3 of ``logits`` on system ``held``.
+
+        With the ``pooled`` criterion every labelled record counts alike (the reported figure);
+        ``position-balanced`` averages the rates of the label-position buckets that hold a label
+        (:data:`CRITERIA`). ``criterion`` defaults to the selector's.
+        """
         ps = self.set(held)
         by_key = {r.key: r for r in ps.runs}
-        h1 = h3 = 0
+        buckets = POSITION_BUCKETS if (criterion or self.criterion) == "position-balanced" else ((0, None),)
+        counts = np.zeros((len(buckets), 3))  # labels, hits@1, hits@3 per bucket
         for g in ps.golds:
             r = by_key.get(g.file)
             if r is None or g.step is None or g.file not in logits:
+                if len(buckets) == 1:
+                    counts[0, 0] += 1  # an unscorable record counts as a miss in the pooled figure
                 continue
             order = [int(k) for k in np.argsort(-logits[g.file], kind="stable")]
             top = canonical_ranking(order, ps.canonical.get(g.file))
-            h1 += top[0] == g.step
-            h3 += g.step in top[:3]
-        n = max(1, len(ps.golds))
-        return h1 / n, h3 / n
+            b = next(k for k, (lo, hi) in enumerate(buckets) if g.step >= lo and (hi is None or g.step <= hi))
+            counts[b] += (1, top[0] == g.step, g.step in top[:3])
+        filled = counts[counts[:, 0] > 0]
+        if not len(filled):
+            return 0.0, 0.0
+        return float(np.mean(filled[:, 1] / filled[:, 0])), float(np.mean(filled[:, 2] / filled[:, 0]))
 
     def candidate(self, names: Sequence[str], cfg: StepConfig) -> Candidate:
         """Leave-one-system-out among ``names`` for ``cfg``."""
@@ -316,7 +345,8 @@ def select(selector: Selector, names: Sequence[str], progress: Progress = no_pro
     held = {h: selector.held_logits(names, h, best.config) for h in names}
     agent, agent_table = _select_agent(selector, held)
     temperature = _select_temperature(selector, held)
-    return Selection(best.config, agent, temperature, list(names), list(tried.values()), agent_table)
+    return Selection(best.config, agent, temperature, list(names), list(tried.values()), agent_table,
+                     selector.criterion)
 
 
 def _agent_hits(ps: PreparedSet, logits: dict[str, np.ndarray], cfg: AgentConfig) -> float:
@@ -439,7 +469,7 @@ def column_ablation(selector: Selector, nested: NestedResult, progress: Progress
         progress(t, len(targets), target)
         cfg = nested.selections[target].step
         others = [n for n in names if n != target]
-        full = selector.hits(target, selector.held_logits(names, target, cfg))[0]
+        full = selector.hits(target, selector.held_logits(names, target, cfg), "pooled")[0]
         cols = [c for c in FEATURE_SETS[cfg.features] if c != PRIOR_FEATURE or not cfg.prior_weight]
         extra = [PRIOR_FEATURE + " (prior)"] if cfg.prior_weight else []
         for col in [*cols, *extra, "evidence (prior)"]:
@@ -449,5 +479,5 @@ def column_ablation(selector: Selector, nested: NestedResult, progress: Progress
                                   evidence_grounded=0.0 if col == "evidence (prior)" else cfg.evidence_grounded,
                                   prior={PRIOR_FEATURE: 0.0 if col.startswith(PRIOR_FEATURE + " ") else cfg.prior_weight})
             logits = {r.key: fitted.logits(r.features) for r in selector.set(target, cfg).runs}
-            out.setdefault(col, {})[target] = round(100 * (selector.hits(target, logits)[0] - full), 1)
+            out.setdefault(col, {})[target] = round(100 * (selector.hits(target, logits, "pooled")[0] - full), 1)
     return out

@@ -245,6 +245,27 @@ def test_label_position_strata_split_each_training_system_at_the_pooled_median(t
         selector.groups(names, StepConfig(strata=3))
 
 
+def test_position_balanced_criterion_averages_the_label_position_buckets(tmp_path: Path) -> None:
+    from analyzer.cli.eval_cmd import CRITERIA as CLI_CRITERIA
+    from analyzer.evaluation.selection import CRITERIA
+
+    assert CLI_CRITERIA == CRITERIA
+    root = _make_root(tmp_path)
+    ps = prepare_set(DATASETS["agenterrorbench-gaia"].load(root / DATASETS["agenterrorbench-gaia"].folder))
+    selector = Selector([ps], "position-balanced")
+    # logits that name step 3 everywhere: right on the runs labelled 3 (bucket 0-3), wrong on those labelled 5 (4-7)
+    logits = {r.key: np.eye(r.features.shape[0])[3] for r in ps.runs}
+    labelled = [g for g in ps.golds if g.step is not None]
+    assert {g.step for g in labelled} == {3, 5}
+    pooled1, _ = selector.hits(ps.name, logits, "pooled")
+    assert pooled1 == pytest.approx(sum(g.step == 3 for g in labelled) / len(ps.golds))  # the unlabelled record misses
+    balanced1, balanced3 = selector.hits(ps.name, logits)
+    assert balanced1 == pytest.approx(0.5)  # the mean of 1.0 (steps 0-3) and 0.0 (steps 4-7)
+    assert balanced3 == pytest.approx(0.5)  # the ties after step 3 rank in step order (0, 1): step 5 is not in the top 3
+    with pytest.raises(ValueError, match="criterion"):
+        Selector([ps], "best-on-test")
+
+
 def test_fit_all_writes_every_tunable_it_chose(tmp_path: Path) -> None:
     root = _make_root(tmp_path)
     sets = [prepare_set(spec.load(root / spec.folder)) for spec in DATASETS.values()]
