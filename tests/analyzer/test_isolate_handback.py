@@ -8,6 +8,8 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from analyzer.loading import isolate, load
 from analyzer.settings import LoadLimits
 
@@ -17,7 +19,8 @@ SAMPLES = [ROOT / "sample_traces" / "generic", ROOT / "sample_traces" / "harbor_
 
 
 def _worker_folders() -> set[str]:
-    return set(glob.glob(os.path.join(tempfile.gettempdir(), "trajscope-worker-*")))
+    return {f for base in (tempfile.gettempdir(), isolate.SHARED_MEMORY_DIR)
+            for f in glob.glob(os.path.join(base, isolate.HANDOFF_PREFIX + "*"))}
 
 
 def test_worker_frames_equal_in_process_frames_and_leave_no_files() -> None:
@@ -56,3 +59,11 @@ def test_idle_zero_stops_the_worker_when_the_load_ends() -> None:
     w = isolate.acquire_worker(limits)
     isolate.release_worker(w)
     assert isolate.acquire_worker(limits) is not w
+
+
+def test_handoff_prefers_the_memory_backed_folder_when_it_has_room(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(isolate, "SHARED_MEMORY_DIR", str(tmp_path))
+    assert isolate.handoff_dirs(1000) == [str(tmp_path), None]
+    assert isolate.handoff_dirs(1 << 62) == [None]  # no room: the temporary folder
+    monkeypatch.setattr(isolate, "SHARED_MEMORY_DIR", str(tmp_path / "missing"))
+    assert isolate.handoff_dirs(1000) == [None]
