@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import orjson
 import polars as pl
 
 from analyzer import guard
@@ -284,6 +285,11 @@ def _step_stats_query(steps: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
+def _without_line(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` without its ``_line`` column (the same columns, not copied)."""
+    return pl.DataFrame([s for s in df.get_columns() if s.name != _LINE])
+
+
 class FlatReader:
     """Accumulates the blocks of one flat file and builds its traces and steps frames."""
 
@@ -326,8 +332,8 @@ class FlatReader:
             return None
         if not (in_order and starts == runs.height):
             steps = self._order_steps(steps, runs)
-            return self._traces(runs, steps), steps.drop(_LINE)
-        return self._traces(runs, steps, stats), steps.drop(_LINE)
+            return self._traces(runs, steps), _without_line(steps)
+        return self._traces(runs, steps, stats), _without_line(steps)
 
     def frames(self) -> tuple[pl.DataFrame, pl.DataFrame]:
         """The traces and steps frames (declared columns) of everything added."""
@@ -390,10 +396,13 @@ def _head_keys(path: Path, max_bytes: int = 1 << 20) -> set[str]:
     for line in head.split(b"\n")[:-1]:  # the last piece may be a cut line
         if not line.strip():
             continue
-        try:
-            obj = loads(line, "line")
-        except ImportFailure:
-            continue
+        try:  # orjson first: the keys are all this needs (any line it refuses gets the full reader)
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            try:
+                obj = loads(line, "line")
+            except ImportFailure:
+                continue
         if isinstance(obj, dict):
             keys.update(obj)
     return keys
