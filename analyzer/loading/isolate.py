@@ -108,7 +108,7 @@ def _child_read(path: str, spec: ImporterSpec, limits: LoadLimits, sys_path: lis
         try:
             read.traces.write_ipc(os.path.join(folder, "traces.arrow"), compression="uncompressed")
             read.steps.write_ipc(os.path.join(folder, "steps.arrow"), compression="uncompressed")
-        except OSError:  # no room after all: try the next folder
+        except Exception:  # no room after all (another load filled it; polars may not say OSError): next folder
             shutil.rmtree(folder, ignore_errors=True)
             continue
         return _Handoff(folder, read.errors, read.notes)

@@ -67,3 +67,32 @@ def test_handoff_prefers_the_memory_backed_folder_when_it_has_room(tmp_path: Pat
     assert isolate.handoff_dirs(1 << 62) == [None]  # no room: the temporary folder
     monkeypatch.setattr(isolate, "SHARED_MEMORY_DIR", str(tmp_path / "missing"))
     assert isolate.handoff_dirs(1000) == [None]
+
+
+def test_the_worker_side_writes_to_the_first_folder_that_takes_the_files(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from analyzer.jobs import NeverCancel
+    from analyzer.loading.loader import claim
+    from analyzer.loading.read import read_file
+    from analyzer.plugin_host.registry import default_host
+
+    path = ROOT / "sample_traces" / "generic" / "ops_runs.jsonl"
+    host = default_host()
+    spec = claim(path, host)[0]
+    assert spec is not None
+    plain = read_file(path, spec, host, NeverCancel(), LoadLimits())
+    shm = tmp_path / "shm"
+    shm.mkdir()
+    monkeypatch.setattr(isolate, "SHARED_MEMORY_DIR", str(shm))
+    got = isolate._child_read(str(path), spec, LoadLimits(), [])
+    assert isinstance(got, isolate._Handoff) and Path(got.folder).parent == shm
+    back = isolate._take(got)
+    assert back.traces.equals(plain.traces) and back.steps.equals(plain.steps) and back.errors == plain.errors
+    assert list(shm.iterdir()) == []
+    monkeypatch.setattr(isolate, "handoff_dirs", lambda need: [str(tmp_path / "missing"), str(shm)])
+    got = isolate._child_read(str(path), spec, LoadLimits(), [])  # the first folder fails: the next one
+    assert isinstance(got, isolate._Handoff) and Path(got.folder).parent == shm
+    assert isolate._take(got).steps.equals(plain.steps)
+    monkeypatch.setattr(isolate, "handoff_dirs", lambda need: [str(tmp_path / "missing")])
+    got = isolate._child_read(str(path), spec, LoadLimits(), [])  # no folder: the frames themselves
+    assert isinstance(got, isolate.FileRead) and got.steps.equals(plain.steps)
