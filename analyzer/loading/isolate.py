@@ -16,7 +16,8 @@ with Qt or polars threads). It rebuilds the importer from the spec's ``module:ca
 The worker hands its frames back as uncompressed Arrow IPC files in a private folder (in the
 memory-backed ``/dev/shm`` when it has room, else the temporary folder: :func:`handoff_dirs`),
 which the parent memory-maps into its frames (:func:`_take`; Arrow's layout is polars' own: no
-copy, no conversion) instead of receiving them pickled through a pipe (a serialisation on each
+copy, no conversion; a column null on every row is not written, the parent makes it again) instead
+of receiving them pickled through a pipe (a serialisation on each
 side and the pipe in between cost more than the read itself for a 100 MB file). One
 worker is kept warm between loads for ``LoadLimits.worker_idle_seconds`` (:func:`acquire_worker`,
 :func:`release_worker`): its start, an interpreter importing the readers, costs about as much as
@@ -86,11 +87,37 @@ _HOSTS: dict[tuple[str, str], PluginHost] = {}
 
 
 class _Handoff(NamedTuple):
-    """What the worker sends back: where its frames are (Arrow IPC files), and the small rest."""
+    """What the worker sends back: where its frames are (Arrow IPC files), and the small rest.
+
+    ``schemas`` holds each frame's full schema: a column that is null on every row is not
+    written (nothing to copy), the parent makes it again (:func:`_restore`).
+    """
 
     folder: str
     errors: list[LoadError]
     notes: list[str]
+    schemas: dict[str, list[tuple[str, Any]]]
+
+
+def _without_null_columns(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` without the columns that are null on every row (all of them kept if it has no rows).
+
+    The first column is always kept, so the written file still has the frame's height.
+    """
+    if frame.height == 0:
+        return frame
+    keep = [s for i, s in enumerate(frame.get_columns()) if i == 0 or s.null_count() < frame.height]
+    return frame if len(keep) == frame.width else pl.DataFrame(keep)
+
+
+def _restore(frame: pl.DataFrame, schema: list[tuple[str, Any]]) -> pl.DataFrame:
+    """The frame with the all-null columns :func:`_without_null_columns` left out, in schema order."""
+    if frame.width == len(schema):
+        return frame
+    have = set(frame.columns)
+    return pl.DataFrame([frame.get_column(name) if name in have
+                         else pl.repeat(None, frame.height, dtype=dtype, eager=True).alias(name)
+                         for name, dtype in schema])
 
 
 def _child_read(path: str, spec: ImporterSpec, limits: LoadLimits, sys_path: list[str]) -> _Handoff | FileRead:
@@ -106,12 +133,14 @@ def _child_read(path: str, spec: ImporterSpec, limits: LoadLimits, sys_path: lis
         except OSError:
             continue
         try:
-            read.traces.write_ipc(os.path.join(folder, "traces.arrow"), compression="uncompressed")
-            read.steps.write_ipc(os.path.join(folder, "steps.arrow"), compression="uncompressed")
+            for name, frame in (("traces", read.traces), ("steps", read.steps)):
+                _without_null_columns(frame).write_ipc(os.path.join(folder, f"{name}.arrow"),
+                                                       compression="uncompressed")
         except Exception:  # no room after all (another load filled it; polars may not say OSError): next folder
             shutil.rmtree(folder, ignore_errors=True)
             continue
-        return _Handoff(folder, read.errors, read.notes)
+        schemas = {"traces": list(read.traces.schema.items()), "steps": list(read.steps.schema.items())}
+        return _Handoff(folder, read.errors, read.notes, schemas)
     return read  # no folder had room for the files: send the frames through the pipe
 
 
@@ -148,7 +177,8 @@ def _take(got: _Handoff | FileRead) -> FileRead:
     if isinstance(got, FileRead):
         return got
     try:
-        traces, steps = (_mapped(os.path.join(got.folder, f"{name}.arrow")) for name in ("traces", "steps"))
+        traces, steps = (_restore(_mapped(os.path.join(got.folder, f"{name}.arrow")), got.schemas[name])
+                         for name in ("traces", "steps"))
     finally:
         shutil.rmtree(got.folder, ignore_errors=True)
     return FileRead(traces, steps, got.errors, got.notes)

@@ -96,3 +96,18 @@ def test_the_worker_side_writes_to_the_first_folder_that_takes_the_files(tmp_pat
     monkeypatch.setattr(isolate, "handoff_dirs", lambda need: [str(tmp_path / "missing")])
     got = isolate._child_read(str(path), spec, LoadLimits(), [])  # no folder: the frames themselves
     assert isinstance(got, isolate.FileRead) and got.steps.equals(plain.steps)
+
+
+def test_all_null_columns_are_left_out_of_the_files_and_made_again() -> None:
+    import polars as pl
+
+    frame = pl.DataFrame({"a": [None, None], "b": [1, None], "c": [None, None], "d": ["x", "y"]},
+                         schema={"a": pl.Utf8, "b": pl.Int64, "c": pl.Float64, "d": pl.Utf8})
+    slim = isolate._without_null_columns(frame)
+    assert slim.columns == ["a", "b", "d"]  # the first column stays: the file keeps the height
+    back = isolate._restore(slim, list(frame.schema.items()))
+    assert back.equals(frame) and back.schema == frame.schema
+    empty = frame.clear()
+    assert isolate._without_null_columns(empty).columns == frame.columns
+    nulls = pl.DataFrame({"a": [None, None]}, schema={"a": pl.Utf8})
+    assert isolate._restore(isolate._without_null_columns(nulls), [("a", pl.Utf8)]).equals(nulls)
