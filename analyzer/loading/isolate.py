@@ -34,7 +34,7 @@ import tempfile
 import threading
 import time
 import weakref
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
@@ -48,6 +48,7 @@ from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS
 from analyzer.jobs import CancelToken, NeverCancel
 from analyzer.loading.read import FileRead, read_file
+from analyzer.loading.task_key import fill_task_keys
 from analyzer.plugin_host.registry import ImporterSpec, PluginHost
 from analyzer.settings import LoadLimits, format_bytes
 
@@ -127,21 +128,42 @@ def _child_read(path: str, spec: ImporterSpec, limits: LoadLimits, sys_path: lis
             sys.path.append(entry)
     read = _read_in_child(path, spec, limits)
     need = int(read.traces.estimated_size() + read.steps.estimated_size())
+    keyed = False
     for base in handoff_dirs(need):
         try:
             folder = tempfile.mkdtemp(prefix=HANDOFF_PREFIX, dir=base)
         except OSError:
             continue
         try:
-            for name, frame in (("traces", read.traces), ("steps", read.steps)):
-                _without_null_columns(frame).write_ipc(os.path.join(folder, f"{name}.arrow"),
-                                                       compression="uncompressed")
+            with ThreadPoolExecutor(max_workers=1) as pool:  # the steps file is written meanwhile
+                steps_job = pool.submit(_write_frame, read.steps, folder, "steps")
+                if not keyed:
+                    read, keyed = read._replace(traces=_with_task_keys(read.traces)), True
+                _write_frame(read.traces, folder, "traces")
+                steps_job.result()
         except Exception:  # no room after all (another load filled it; polars may not say OSError): next folder
             shutil.rmtree(folder, ignore_errors=True)
             continue
         schemas = {"traces": list(read.traces.schema.items()), "steps": list(read.steps.schema.items())}
         return _Handoff(folder, read.errors, read.notes, schemas)
     return read  # no folder had room for the files: send the frames through the pipe
+
+
+def _write_frame(frame: pl.DataFrame, folder: str, name: str) -> None:
+    _without_null_columns(frame).write_ipc(os.path.join(folder, f"{name}.arrow"), compression="uncompressed")
+
+
+def _with_task_keys(traces: pl.DataFrame) -> pl.DataFrame:
+    """The worker's traces with their text task keys filled, while the steps file is written.
+
+    The loader fills them again (:func:`analyzer.loading.task_key.fill_task_keys` keeps keys that
+    are set, so the result is the same) and then finds little left to do; should this fill fail,
+    the keys are left to the loader's, which sees the same frame.
+    """
+    try:
+        return fill_task_keys(traces)
+    except Exception:  # left to the loader's fill
+        return traces
 
 
 def handoff_dirs(need: int) -> list[str | None]:

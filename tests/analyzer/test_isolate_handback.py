@@ -74,6 +74,7 @@ def test_the_worker_side_writes_to_the_first_folder_that_takes_the_files(tmp_pat
     from analyzer.jobs import NeverCancel
     from analyzer.loading.loader import claim
     from analyzer.loading.read import read_file
+    from analyzer.loading.task_key import fill_task_keys
     from analyzer.plugin_host.registry import default_host
 
     path = ROOT / "sample_traces" / "generic" / "ops_runs.jsonl"
@@ -81,6 +82,8 @@ def test_the_worker_side_writes_to_the_first_folder_that_takes_the_files(tmp_pat
     spec = claim(path, host)[0]
     assert spec is not None
     plain = read_file(path, spec, host, NeverCancel(), LoadLimits())
+    plain = plain._replace(traces=fill_task_keys(plain.traces))  # the worker fills them while it writes
+    assert plain.traces["task_key"].null_count() < plain.traces.height
     shm = tmp_path / "shm"
     shm.mkdir()
     monkeypatch.setattr(isolate, "SHARED_MEMORY_DIR", str(shm))
@@ -96,6 +99,7 @@ def test_the_worker_side_writes_to_the_first_folder_that_takes_the_files(tmp_pat
     monkeypatch.setattr(isolate, "handoff_dirs", lambda need: [str(tmp_path / "missing")])
     got = isolate._child_read(str(path), spec, LoadLimits(), [])  # no folder: the frames themselves
     assert isinstance(got, isolate.FileRead) and got.steps.equals(plain.steps)
+    assert fill_task_keys(got.traces).equals(plain.traces)
 
 
 def test_all_null_columns_are_left_out_of_the_files_and_made_again() -> None:
