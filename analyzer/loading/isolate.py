@@ -13,9 +13,11 @@ only when a file needs it.
 The worker is started with ``spawn`` (a fresh interpreter; ``fork`` is unsafe in a process
 with Qt or polars threads). It rebuilds the importer from the spec's ``module:callable``.
 
-The worker hands its frames back as uncompressed Arrow IPC files in a private temporary folder,
+The worker hands its frames back as uncompressed Arrow IPC files in a private folder (in the
+memory-backed ``/dev/shm`` when it has room, else the temporary folder: :func:`handoff_dirs`),
 which the parent memory-maps into its frames (:func:`_take`; Arrow's layout is polars' own: no
-copy, no conversion) instead of receiving them pickled through a pipe (a serialisation on each
+copy, no conversion; a column null on every row is not written, the parent makes it again) instead
+of receiving them pickled through a pipe (a serialisation on each
 side and the pipe in between cost more than the read itself for a 100 MB file). One
 worker is kept warm between loads for ``LoadLimits.worker_idle_seconds`` (:func:`acquire_worker`,
 :func:`release_worker`): its start, an interpreter importing the readers, costs about as much as
@@ -32,7 +34,7 @@ import tempfile
 import threading
 import time
 import weakref
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
@@ -46,6 +48,7 @@ from analyzer.frames.build import empty_frame
 from analyzer.frames.columns import STEP_COLUMNS, TRACE_COLUMNS
 from analyzer.jobs import CancelToken, NeverCancel
 from analyzer.loading.read import FileRead, read_file
+from analyzer.loading.task_key import fill_task_keys
 from analyzer.plugin_host.registry import ImporterSpec, PluginHost
 from analyzer.settings import LoadLimits, format_bytes
 
@@ -53,6 +56,12 @@ COMPRESSED_SUFFIXES = (".eval", ".zip", ".gz")
 """File endings whose content inflates: isolated from a lower size."""
 
 _POLL_S = 0.05
+
+HANDOFF_PREFIX = "trajscope-worker-"
+"""Name prefix of the worker's private hand-off folders."""
+
+SHARED_MEMORY_DIR = "/dev/shm"
+"""A memory-backed folder (tmpfs) on Linux: hand-off files there skip the disk file system."""
 
 
 def needs_isolation(path: Path, size: int, limits: LoadLimits) -> bool:
@@ -79,11 +88,37 @@ _HOSTS: dict[tuple[str, str], PluginHost] = {}
 
 
 class _Handoff(NamedTuple):
-    """What the worker sends back: where its frames are (Arrow IPC files), and the small rest."""
+    """What the worker sends back: where its frames are (Arrow IPC files), and the small rest.
+
+    ``schemas`` holds each frame's full schema: a column that is null on every row is not
+    written (nothing to copy), the parent makes it again (:func:`_restore`).
+    """
 
     folder: str
     errors: list[LoadError]
     notes: list[str]
+    schemas: dict[str, list[tuple[str, Any]]]
+
+
+def _without_null_columns(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` without the columns that are null on every row (all of them kept if it has no rows).
+
+    The first column is always kept, so the written file still has the frame's height.
+    """
+    if frame.height == 0:
+        return frame
+    keep = [s for i, s in enumerate(frame.get_columns()) if i == 0 or s.null_count() < frame.height]
+    return frame if len(keep) == frame.width else pl.DataFrame(keep)
+
+
+def _restore(frame: pl.DataFrame, schema: list[tuple[str, Any]]) -> pl.DataFrame:
+    """The frame with the all-null columns :func:`_without_null_columns` left out, in schema order."""
+    if frame.width == len(schema):
+        return frame
+    have = set(frame.columns)
+    return pl.DataFrame([frame.get_column(name) if name in have
+                         else pl.repeat(None, frame.height, dtype=dtype, eager=True).alias(name)
+                         for name, dtype in schema])
 
 
 def _child_read(path: str, spec: ImporterSpec, limits: LoadLimits, sys_path: list[str]) -> _Handoff | FileRead:
@@ -92,17 +127,66 @@ def _child_read(path: str, spec: ImporterSpec, limits: LoadLimits, sys_path: lis
         if entry not in sys.path:
             sys.path.append(entry)
     read = _read_in_child(path, spec, limits)
+    need = int(read.traces.estimated_size() + read.steps.estimated_size())
+    keyed = False
+    for base in handoff_dirs(need):
+        try:
+            folder = tempfile.mkdtemp(prefix=HANDOFF_PREFIX, dir=base)
+        except OSError:
+            continue
+        try:
+            with ThreadPoolExecutor(max_workers=1) as pool:  # the steps file is written meanwhile
+                steps_job = pool.submit(_write_frame, read.steps, folder, "steps")
+                if not keyed:
+                    read, keyed = read._replace(traces=_with_task_keys(read.traces)), True
+                _write_frame(read.traces, folder, "traces")
+                steps_job.result()
+        except Exception:  # no room after all (another load filled it; polars may not say OSError): next folder
+            shutil.rmtree(folder, ignore_errors=True)
+            continue
+        schemas = {"traces": list(read.traces.schema.items()), "steps": list(read.steps.schema.items())}
+        return _Handoff(folder, read.errors, read.notes, schemas)
+    return read  # no folder had room for the files: send the frames through the pipe
+
+
+def _write_frame(frame: pl.DataFrame, folder: str, name: str) -> None:
+    _without_null_columns(frame).write_ipc(os.path.join(folder, f"{name}.arrow"), compression="uncompressed")
+
+
+def _with_task_keys(traces: pl.DataFrame) -> pl.DataFrame:
+    """The worker's traces with their text task keys filled, while the steps file is written.
+
+    The loader fills them again (:func:`analyzer.loading.task_key.fill_task_keys` keeps keys that
+    are set, so the result is the same) and then finds little left to do; should this fill fail,
+    the keys are left to the loader's, which sees the same frame.
+    """
     try:
-        folder = tempfile.mkdtemp(prefix="trajscope-worker-")
-    except OSError:
-        return read  # no room for the files: send the frames through the pipe
+        return fill_task_keys(traces)
+    except Exception:  # left to the loader's fill
+        return traces
+
+
+def handoff_dirs(need: int) -> list[str | None]:
+    """Where the worker writes its IPC files, in order of preference (None: the temporary folder).
+
+    The memory-backed :data:`SHARED_MEMORY_DIR` comes first when it exists, is writable and has
+    room for twice ``need`` bytes: writing there and removing the files afterwards costs a
+    memory copy, where the temporary folder's disk file system also allocates blocks and tears
+    down the pages of the removed file (together about a quarter of a second for a 100 MB
+    file). The frames take the same memory either way once the parent maps them.
+
+    Args:
+        need: Estimated size in bytes of the frames to hand over.
+    """
+    dirs: list[str | None] = []
     try:
-        read.traces.write_ipc(os.path.join(folder, "traces.arrow"), compression="uncompressed")
-        read.steps.write_ipc(os.path.join(folder, "steps.arrow"), compression="uncompressed")
+        if (os.path.isdir(SHARED_MEMORY_DIR) and os.access(SHARED_MEMORY_DIR, os.W_OK)
+                and shutil.disk_usage(SHARED_MEMORY_DIR).free > 2 * need + (64 << 20)):
+            dirs.append(SHARED_MEMORY_DIR)
     except OSError:
-        shutil.rmtree(folder, ignore_errors=True)
-        return read
-    return _Handoff(folder, read.errors, read.notes)
+        pass
+    dirs.append(None)
+    return dirs
 
 
 def _take(got: _Handoff | FileRead) -> FileRead:
@@ -115,7 +199,8 @@ def _take(got: _Handoff | FileRead) -> FileRead:
     if isinstance(got, FileRead):
         return got
     try:
-        traces, steps = (_mapped(os.path.join(got.folder, f"{name}.arrow")) for name in ("traces", "steps"))
+        traces, steps = (_restore(_mapped(os.path.join(got.folder, f"{name}.arrow")), got.schemas[name])
+                         for name in ("traces", "steps"))
     finally:
         shutil.rmtree(got.folder, ignore_errors=True)
     return FileRead(traces, steps, got.errors, got.notes)

@@ -34,6 +34,40 @@ def text_task_key(text: str | None) -> str | None:
     return TEXT_KEY_PREFIX + hashlib.blake2b(norm.encode("utf-8", "replace"), digest_size=8).hexdigest()
 
 
+_ASCII_SPACE = "[\t\n\x0b\x0c\r\x1c-\x1f ]+"
+"""polars pattern of a run of the ASCII characters Python's ``\\s`` (and ``str.strip``) treats as space."""
+
+_NOT_ASCII = "[^\x00-\x7f]"
+
+
+def text_task_keys(tasks: pl.Series) -> dict[str, str | None]:
+    """:func:`text_task_key` of each distinct non-null text of a string series, as a dict.
+
+    ASCII texts (nearly all task texts) are normalised in one vectorised polars pass: NFKC
+    leaves ASCII unchanged and case-folding ASCII is lower-casing, so lower-casing, collapsing
+    runs of the ASCII characters Python counts as whitespace to one space and trimming spaces
+    gives exactly :func:`normalise_task_text`; only the hash is per text. Other texts take
+    :func:`text_task_key` itself.
+
+    Args:
+        tasks: Task texts (a ``pl.Utf8`` series; nulls and repeats are allowed).
+
+    Returns:
+        Text -> key (None for a text that normalises to nothing).
+    """
+    texts = tasks.drop_nulls().unique()
+    is_ascii = ~texts.str.contains(_NOT_ASCII)
+    plain = texts.filter(is_ascii)
+    norm = plain.str.to_lowercase().str.replace_all(_ASCII_SPACE, " ").str.strip_chars(" ")
+    keys: dict[str, str | None] = {
+        t: TEXT_KEY_PREFIX + hashlib.blake2b(n.encode("ascii"), digest_size=8).hexdigest() if n else None
+        for t, n in zip(plain.to_list(), norm.to_list(), strict=True)
+    }
+    for t in texts.filter(~is_ascii).to_list():
+        keys[t] = text_task_key(t)
+    return keys
+
+
 def source_task_key(family: str | None, task_id: object) -> str | None:
     """A key from a source's own task id, qualified by its task family when there is one."""
     if task_id is None or str(task_id).strip() == "":
@@ -55,7 +89,6 @@ def fill_task_keys(traces: pl.DataFrame) -> pl.DataFrame:
     todo = traces.filter(missing)
     if todo.height == 0:
         return traces
-    tasks = todo["task"].unique().to_list()
-    keys = {t: text_task_key(t) for t in tasks if t is not None}
+    keys = text_task_keys(todo["task"].cast(pl.Utf8))
     by_text = pl.col("task").replace_strict(keys, default=None, return_dtype=pl.Utf8)
     return traces.with_columns(pl.when(missing).then(by_text).otherwise(pl.col("task_key")).alias("task_key"))

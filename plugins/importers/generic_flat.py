@@ -8,8 +8,9 @@ for each of them the first non-null value in file order wins. See ``docs/generic
 
 Two paths give the same frames (a property test checks it):
 
-* fast (:func:`read_whole`): one polars streaming scan of the whole file with a fixed schema,
-  accepted only when it is clean (every line parsed and valid, one row per line);
+* fast (:func:`read_whole`, then :meth:`FlatReader.whole`): one polars streaming scan of the whole
+  file with a fixed schema, accepted only when it is clean (every line parsed and valid, one row
+  per line), then the frames in one ``collect_all`` over it;
 * blocks (:func:`parse_chunk`): blocks of whole lines (:func:`analyzer.loading.jsonio.iter_line_chunks`),
   each parsed by ``polars.read_ndjson``; a block that polars rejects, or that holds an invalid
   line, is parsed again line by line so every bad line becomes a ``line N`` error and the good
@@ -26,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import orjson
 import polars as pl
 
 from analyzer import guard
@@ -227,9 +229,14 @@ def _null_if_empty_json(col: str) -> pl.Expr:
 
 
 def _steps_part(df: pl.DataFrame) -> pl.DataFrame:
+    return _steps_query(df.lazy()).collect()
+
+
+def _steps_query(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """The steps columns (declared defaults filled) and ``_line`` of a raw line frame."""
     role = pl.col("role").fill_null(str(Role.ASSISTANT))
     meta = pl.coalesce(_null_if_empty_json("metadata"), _null_if_empty_json("metadata_json"))
-    return df.select(
+    return lf.select(
         *[
             (pl.coalesce(pl.col("agent"), role) if c.name == "agent"
              else role if c.name == "role"
@@ -245,6 +252,10 @@ def _steps_part(df: pl.DataFrame) -> pl.DataFrame:
 
 
 def _runs_part(df: pl.DataFrame) -> pl.DataFrame:
+    return _runs_query(df.lazy()).collect()
+
+
+def _runs_query(lf: pl.LazyFrame) -> pl.LazyFrame:
     """Per run: its first line and the first non-null value of each run-level key.
 
     Only rows that start a block of a run or carry a run-level key can matter, so the
@@ -252,9 +263,31 @@ def _runs_part(df: pl.DataFrame) -> pl.DataFrame:
     """
     starts = (pl.col("trace_id") != pl.col("trace_id").shift(1)).fill_null(True)
     carries = pl.any_horizontal([pl.col(k).is_not_null() for k in (*TRACE_KEYS, "trace_metadata")])
-    return df.filter(starts | carries).group_by("trace_id", maintain_order=True).agg(
+    return lf.filter(starts | carries).group_by("trace_id", maintain_order=True).agg(
         pl.col(_LINE).min(), *[pl.col(k).drop_nulls().first() for k in _RUN_FIELDS]
     )
+
+
+_SAME_RUN = pl.col("trace_id") == pl.col("trace_id").shift(1)
+_IN_ORDER = pl.when(_SAME_RUN).then(pl.col("step") == pl.col("step").shift(1) + 1).otherwise(pl.col("step") == 0)
+"""Per row: the step follows the previous row's step of its run (or is 0 where a run starts)."""
+_RUN_STARTS = (~_SAME_RUN.fill_null(False)).sum()
+"""Number of places where a run starts (more than the runs when a run is split)."""
+
+
+def _step_stats_query(steps: pl.LazyFrame) -> pl.LazyFrame:
+    """Per run: number of steps, of error steps, and the token total (before the null-if-0 rule)."""
+    tokens = pl.col("tokens_in").fill_null(0) + pl.col("tokens_out").fill_null(0)
+    return steps.group_by("trace_id").agg(
+        pl.len().cast(pl.Int64).alias("n_steps"),
+        pl.col("is_error").sum().cast(pl.Int64).alias("n_errors"),
+        tokens.sum().cast(pl.Int64).alias("tokens_total"),
+    )
+
+
+def _without_line(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` without its ``_line`` column (the same columns, not copied)."""
+    return pl.DataFrame([s for s in df.get_columns() if s.name != _LINE])
 
 
 class FlatReader:
@@ -271,6 +304,37 @@ class FlatReader:
             self._steps.append(_steps_part(raw))
             self._runs.append(_runs_part(raw))
 
+    def whole(self, raw: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+        """The traces and steps frames of a whole file's raw line frame, or None if a row is invalid.
+
+        What :meth:`add` then :meth:`frames` give for one block (the same queries), in one
+        polars ``collect_all``: the validity check, the steps, the runs, the order check and
+        the per-run statistics share one pass over the raw frame, where the block path pays
+        for each on its own. A file whose runs are split or misnumbered takes the block
+        path's :meth:`_order_steps` after it.
+
+        Args:
+            raw: The whole file as parsed by :func:`read_whole` (``_line`` included).
+        """
+        if raw.height == 0:
+            return empty_frame(TRACE_COLUMNS), empty_frame(STEP_COLUMNS)
+        lf = raw.lazy()
+        steps_q = _steps_query(lf)
+        check, steps, runs, stats = pl.collect_all([
+            lf.select(_invalid_rows().any().alias("bad"), _IN_ORDER.all().alias("in_order"),
+                      _RUN_STARTS.alias("starts")),
+            steps_q,
+            _runs_query(lf).with_row_index("_order"),
+            _step_stats_query(steps_q),
+        ])
+        bad, in_order, starts = check.row(0)
+        if bad:
+            return None
+        if not (in_order and starts == runs.height):
+            steps = self._order_steps(steps, runs)
+            return self._traces(runs, steps), _without_line(steps)
+        return self._traces(runs, steps, stats), _without_line(steps)
+
     def frames(self) -> tuple[pl.DataFrame, pl.DataFrame]:
         """The traces and steps frames (declared columns) of everything added."""
         if not self._steps:
@@ -283,9 +347,7 @@ class FlatReader:
 
     def _order_steps(self, steps: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
         """Sort steps by run then step; drop repeated steps; renumber runs with gaps."""
-        same = pl.col("trace_id") == pl.col("trace_id").shift(1)
-        in_order = pl.when(same).then(pl.col("step") == pl.col("step").shift(1) + 1).otherwise(pl.col("step") == 0)
-        clean = steps.select(in_order.all(), (~same.fill_null(False)).sum()).row(0)
+        clean = steps.select(_IN_ORDER.all(), _RUN_STARTS).row(0)
         if clean[0] and clean[1] == runs.height:  # every run contiguous and numbered 0..n-1
             return steps
         steps = steps.join(runs.select("trace_id", "_order"), on="trace_id", how="left")
@@ -294,7 +356,8 @@ class FlatReader:
         for tid, step, line in steps.filter(~first).select("trace_id", "step", _LINE).iter_rows():
             self.ctx.error(f"line {line}", imsg("flat_step_repeated", step_no=str(step), run=repr(tid)))
         steps = steps.filter(first)
-        stats = steps.group_by("trace_id").agg(pl.len().alias("_n"), pl.col("step").max().alias("_max"))
+        stats = steps.group_by("trace_id", maintain_order=True).agg(  # errors in run order
+            pl.len().alias("_n"), pl.col("step").max().alias("_max"))
         gappy = stats.filter(pl.col("_max") != pl.col("_n") - 1)
         if gappy.height:
             for tid, n, mx in gappy.select("trace_id", "_n", "_max").iter_rows():
@@ -306,13 +369,10 @@ class FlatReader:
         return steps.drop("_order")
 
     @staticmethod
-    def _traces(runs: pl.DataFrame, steps: pl.DataFrame) -> pl.DataFrame:
-        tokens = pl.col("tokens_in").fill_null(0) + pl.col("tokens_out").fill_null(0)
-        stats = steps.group_by("trace_id").agg(
-            pl.len().cast(pl.Int64).alias("n_steps"),
-            pl.col("is_error").sum().cast(pl.Int64).alias("n_errors"),
-            tokens.sum().cast(pl.Int64).alias("tokens_total"),
-        )
+    def _traces(runs: pl.DataFrame, steps: pl.DataFrame, stats: pl.DataFrame | None = None) -> pl.DataFrame:
+        """The traces frame from the runs and their (ordered) steps, or their per-run ``stats``."""
+        if stats is None:
+            stats = _step_stats_query(steps.lazy()).collect()
         runs = runs.join(stats, on="trace_id", how="left").sort("_order")
         exprs = {
             "native_id": pl.coalesce(pl.col("native_id"), pl.col("trace_id")),
@@ -336,10 +396,13 @@ def _head_keys(path: Path, max_bytes: int = 1 << 20) -> set[str]:
     for line in head.split(b"\n")[:-1]:  # the last piece may be a cut line
         if not line.strip():
             continue
-        try:
-            obj = loads(line, "line")
-        except ImportFailure:
-            continue
+        try:  # orjson first: the keys are all this needs (any line it refuses gets the full reader)
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            try:
+                obj = loads(line, "line")
+            except ImportFailure:
+                continue
         if isinstance(obj, dict):
             keys.update(obj)
     return keys
@@ -371,8 +434,10 @@ def read_whole(path: Path, ctx: ImportContext) -> pl.DataFrame | None:
     """Fast path: the whole file in one polars streaming scan, or None to read it in blocks.
 
     Used when the file has no byte-order mark, no line over the size cap, and polars reads it
-    into exactly one valid row per line; any doubt (a parse error, an invalid row, blank lines
-    that would shift line numbers) returns None so the exact block-by-block path decides.
+    into exactly one row per line; any doubt (a parse error, blank lines that would shift line
+    numbers) returns None so the exact block-by-block path decides. Whether every row is
+    valid is checked by :meth:`FlatReader.whole` in the same pass that builds the frames
+    (an invalid row sends the file to the block path too).
     The raw text is never copied into memory: polars maps the file and streams it.
     """
     with ThreadPoolExecutor(max_workers=1) as pool:  # count lines while polars parses
@@ -384,7 +449,7 @@ def read_whole(path: Path, ctx: ImportContext) -> pl.DataFrame | None:
         stats = stats_job.result()
     if df is None or ctx.cancel.cancelled or stats.bom or stats.longest_bound > guard.limits().max_line_bytes:
         return None
-    if df.height != stats.n_lines or df.select(_invalid_rows().any()).item():
+    if df.height != stats.n_lines:
         return None
     return df.with_columns(pl.int_range(1, df.height + 1, dtype=pl.Int64).alias(_LINE))
 
@@ -409,12 +474,12 @@ def read_flat_frames(path: Path, ctx: ImportContext, chunk_bytes: int = LINE_CHU
     """
     reader = FlatReader(ctx)
     whole = read_whole(path, ctx) if whole_file else None
-    if whole is not None:
-        reader.add(whole)
-    else:
+    frames = reader.whole(whole) if whole is not None else None
+    if frames is None:
         for first_line, n_lines, chunk in iter_line_chunks(path, ctx, chunk_bytes):
             reader.add(parse_chunk(chunk, first_line, n_lines, ctx))
-    yield reader.frames()
+        frames = reader.frames()
+    yield frames
 
 
 def first_record(path: Path, max_bytes: int = 1 << 20, max_lines: int = 100) -> tuple[int, Any] | None:

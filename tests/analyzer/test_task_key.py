@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import polars as pl
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from analyzer.loading.loader import load
 from analyzer.loading.task_key import (
@@ -13,6 +15,7 @@ from analyzer.loading.task_key import (
     fill_task_keys,
     normalise_task_text,
     text_task_key,
+    text_task_keys,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,6 +29,24 @@ def test_text_key_ignores_case_spacing_and_width() -> None:
     assert text_task_key("Book a flight to Rome") != a
     assert text_task_key("   ") is None
     assert normalise_task_text(" A\tB ") == "a b"
+
+
+_ASCII_EDGES = st.text(alphabet=st.sampled_from(
+    list("aZ9 .-_") + [chr(c) for c in range(0, 33)] + ["\x7f", "\x85", "\xa0", "\u2028", "\u3000", "Ａ", "ß", "İ"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_ASCII_EDGES, st.text(), st.none()), max_size=12))
+def test_vectorised_keys_equal_the_per_text_key(texts: list[str | None]) -> None:
+    keys = text_task_keys(pl.Series("task", texts, dtype=pl.Utf8))
+    assert keys == {t: text_task_key(t) for t in texts if t is not None}
+
+
+def test_vectorised_keys_of_ascii_edge_cases() -> None:
+    texts = ["", " ", "\x1c\x1f", "A\x1cB", "  Mixed\tCASE\x0b\x0cText\r\n ", "\x00nul", "x\x85y", "ÀB c"]
+    keys = text_task_keys(pl.Series(texts))
+    assert keys == {t: text_task_key(t) for t in texts}
+    assert keys["A\x1cB"] == text_task_key("a b") and keys[""] is None and keys["\x1c\x1f"] is None
 
 
 def test_fill_keeps_source_keys_and_hashes_the_rest() -> None:

@@ -282,6 +282,14 @@ def test_flat_duplicate_steps_and_gaps(tmp_path: Path) -> None:
     assert traces.filter(pl.col("trace_id") == "r")["n_steps"].item() == 2
 
 
+def test_flat_step_gap_errors_come_in_run_order(tmp_path: Path) -> None:
+    names = [f"run{i:02d}" for i in range(40)]
+    path = _write(tmp_path / "gaps.jsonl", [_row(n, s) for n in names for s in (0, 2)])
+    for whole_file in (True, False):
+        errors = _read(path, whole_file=whole_file)[2]
+        assert [record for record, _ in errors] == [f"run {n}" for n in names]
+
+
 def test_flat_first_line_version_fails_the_whole_file(tmp_path: Path) -> None:
     path = _write(tmp_path / "v.jsonl", [{**_row("r", 0), "schema_version": "0.9"}, _row("r", 1)])
     res = load([path], cache=None)
