@@ -99,29 +99,23 @@ so the fit can weigh them against the rest."""
 CAUSE_CATEGORIES: frozenset[str] = frozenset({Category.HALLUCINATION.value, Category.ERROR_ACCUMULATION.value})
 """Categories whose findings mark where an error enters a run: a value that no observation
 supports, or one that later steps build on. A finding of another category that comes after one
-of these may be its consequence (the ``symptom`` rule of :func:`evidence_parts`). The scope of
-a rule, from the taxonomy's definitions; whether the rule counts at all is its weight in the
-params (``evidence_classes``), which the nested selection chooses (1: the rule is off)."""
+of these is most likely its consequence (a *symptom*: :func:`evidence_parts`)."""
 
 LATE_CATEGORIES: frozenset[str] = frozenset({Category.GOAL_DRIFT.value})
-"""Categories whose findings may be symptoms wherever they stand (the ``late`` rule): goal drift is
-found where a fall in task alignment is already under way. Weighed as :data:`CAUSE_CATEGORIES` says."""
+"""Categories whose findings are symptoms wherever they stand: goal drift is found where a fall in
+task alignment is already under way."""
 
 GROUNDED_ONLY: frozenset[str] = frozenset({Category.FALSE_SUCCESS.value})
-"""Categories whose findings may be symptoms unless the trace itself shows the failure (the
-``ungrounded`` rule): a success claim after an error output the run has not resolved
-(:func:`~analyzer.detection.text.unresolved_error`). Weighed as :data:`CAUSE_CATEGORIES` says."""
+"""Categories whose findings are symptoms unless the trace itself shows the failure: a success
+claim after an error output the run has not resolved (:func:`~analyzer.detection.text.unresolved_error`)."""
 
-EVIDENCE_KEYS: tuple[str, ...] = ("repeat", "off_kind", "symptom", "late", "ungrounded")
+EVIDENCE_KEYS: tuple[str, ...] = ("repeat", "off_kind", "symptom")
 """The weights of the detector-evidence column (``RankerParams.evidence_classes``): a finding that
 is not the first of its category in the run (``repeat``), one on a kind of step it is not about
-(``off_kind``: an agent fault on tool output, an environment failure on a decision), one after a
-cause's finding (``symptom``: :data:`CAUSE_CATEGORIES`), a late category's (``late``:
-:data:`LATE_CATEGORIES`) and a grounded-only category's where the trace shows no failure
-(``ungrounded``: :data:`GROUNDED_ONLY`). A finding's score is multiplied by the weight of every
-rule that applies to it; 1 makes no distinction, and a key missing from the params is 1. The
-values come from the params file, chosen by the nested selection
-(:mod:`analyzer.evaluation.selection`)."""
+(``off_kind``: an agent fault on tool output, an environment failure on a decision), and a
+symptom (``symptom``: see :data:`CAUSE_CATEGORIES`, :data:`LATE_CATEGORIES`,
+:data:`GROUNDED_ONLY`). 1 makes no distinction; the values come from the params file, chosen by
+the nested selection (:mod:`analyzer.evaluation.selection`)."""
 
 PLAIN_EVIDENCE: dict[str, float] = dict.fromkeys(EVIDENCE_KEYS, 1.0)
 """Evidence weights that make no distinction (every finding counts its score)."""
@@ -136,9 +130,7 @@ class EvidencePart:
         score: Its score 0-1.
         repeat: It is not the first finding of its category in the run.
         off_kind: It lies on a kind of step it is not about.
-        symptom: It comes after the run's first finding of a cause category (and is not one).
-        late: Its category is a late one (:data:`LATE_CATEGORIES`).
-        ungrounded: Its category is grounded-only and the trace shows no unresolved error at it.
+        symptom: It most likely shows an earlier cause's consequence.
     """
 
     step: int
@@ -146,8 +138,6 @@ class EvidencePart:
     repeat: bool
     off_kind: bool
     symptom: bool
-    late: bool = False
-    ungrounded: bool = False
 
 
 def evidence_parts(trajectory: Trajectory, findings: Sequence[Finding],
@@ -170,9 +160,11 @@ def evidence_parts(trajectory: Trajectory, findings: Sequence[Finding],
         cat = str(f.category)
         env = f.category == Category.ENVIRONMENT_FAILURE
         fits_kind = (not decision[f.step]) if env else decision[f.step]
-        symptom = cat not in CAUSE_CATEGORIES and cause_at is not None and cause_at < f.step
-        out.append(EvidencePart(f.step, float(f.score), first_of.get(cat) != f.step, not fits_kind, symptom,
-                                cat in LATE_CATEGORIES, cat in GROUNDED_ONLY and unresolved[f.step] is None))
+        symptom = cat in LATE_CATEGORIES or (cat not in CAUSE_CATEGORIES and cause_at is not None
+                                             and cause_at < f.step)
+        if cat in GROUNDED_ONLY and unresolved[f.step] is None:
+            symptom = True
+        out.append(EvidencePart(f.step, float(f.score), first_of.get(cat) != f.step, not fits_kind, symptom))
     return out
 
 
@@ -183,8 +175,6 @@ def evidence_column(parts: Sequence[EvidencePart], n: int, weights: Mapping[str,
     for p in parts:
         v = p.score * (w["repeat"] if p.repeat else 1.0) * (w["off_kind"] if p.off_kind else 1.0)
         v *= w["symptom"] if p.symptom else 1.0
-        v *= w["late"] if p.late else 1.0
-        v *= w["ungrounded"] if p.ungrounded else 1.0
         if p.step < n:
             out[p.step] = max(out[p.step], v)
     return out

@@ -81,10 +81,8 @@ class StepConfig:
         prior_weight: Fixed weight of :data:`PRIOR_FEATURE` (0: none).
         evidence_weight: Weight of the detector-evidence offset.
         evidence_grounded: Its weight on runs that log tool output (at most ``evidence_weight``: no boost).
-        symptom: Weight, in the evidence column, of a finding that comes after a cause's finding
-            (:func:`~analyzer.attribution.features.evidence_parts`).
-        late: Weight of a late category's finding (goal drift).
-        ungrounded: Weight of a grounded-only category's finding where the trace shows no failure.
+        symptom: Weight, in the evidence column, of a finding that most likely shows an earlier
+            cause's consequence (:func:`~analyzer.attribution.features.evidence_parts`).
         repeat: Weight of a finding that is not the first of its category in the run.
         off_kind: Weight of a finding on a kind of step it is not about.
         strata: Groups of the group-robust fit per training system: 1, the system's runs; 2,
@@ -102,15 +100,12 @@ class StepConfig:
     symptom: float = 1.0
     repeat: float = 1.0
     off_kind: float = 1.0
-    late: float = 1.0
-    ungrounded: float = 1.0
     strata: int = 1
 
     @property
     def evidence_classes(self) -> dict[str, float]:
         """The evidence-column weights (``RankerParams.evidence_classes``)."""
-        return {"repeat": self.repeat, "off_kind": self.off_kind, "symptom": self.symptom, "late": self.late,
-                "ungrounded": self.ungrounded}
+        return {"repeat": self.repeat, "off_kind": self.off_kind, "symptom": self.symptom}
 
 
 @dataclass(frozen=True)
@@ -135,8 +130,6 @@ GRID: dict[str, tuple[Any, ...]] = {
     "symptom": (1.0, 0.5, 0.25),
     "repeat": (1.0, 0.5),
     "off_kind": (1.0, 0.5),
-    "late": (1.0, 0.5, 0.25),
-    "ungrounded": (1.0, 0.5, 0.25),
     "strata": (1, 2),
 }
 """Values tried per tunable (the plainest first: ties keep it)."""
