@@ -130,9 +130,13 @@ GRID: dict[str, tuple[Any, ...]] = {
     "symptom": (1.0, 0.5, 0.25),
     "repeat": (1.0, 0.5),
     "off_kind": (1.0, 0.5),
-    "strata": (1, 2),
 }
-"""Values tried per tunable (the plainest first: ties keep it)."""
+"""Values tried per tunable (the plainest first: ties keep it).
+
+Retired from the grid, because they lowered the nested figures (``docs/eval/trials.md``, T15,
+T16): ``strata`` 2 (:class:`StepConfig`; kept in code so the trial can be repeated by adding
+``"strata": (1, 2)`` here) and separate weights for the evidence column's late and ungrounded
+rules."""
 
 AGENT_GRID: dict[str, tuple[float, ...]] = {
     "actor_weight": (0.0, 1.0, 2.0, 4.0, 8.0),
