@@ -51,6 +51,7 @@ from analyzer.evaluation.transfer import (
     POSITION_BUCKETS,
     PreparedSet,
     canonical_ranking,
+    position_bucket,
     reweighted,
     training_run,
 )
@@ -302,7 +303,8 @@ class Selector:
                 continue
             order = [int(k) for k in np.argsort(-logits[g.file], kind="stable")]
             top = canonical_ranking(order, ps.canonical.get(g.file))
-            b = next(k for k, (lo, hi) in enumerate(buckets) if g.step >= lo and (hi is None or g.step <= hi))
+            b = position_bucket(g.step, buckets)
+            assert b is not None  # the buckets cover every index from 0
             counts[b] += (1, top[0] == g.step, g.step in top[:3])
         filled = counts[counts[:, 0] > 0]
         if not len(filled):

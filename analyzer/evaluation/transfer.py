@@ -212,6 +212,11 @@ POSITION_BUCKETS: tuple[tuple[int, int | None], ...] = ((0, 3), (4, 7), (8, None
 steps 2-5 on median, the runs of the systems users bring often later."""
 
 
+def position_bucket(step: int, buckets: Sequence[tuple[int, int | None]] = POSITION_BUCKETS) -> int | None:
+    """Index of the bucket of ``buckets`` that holds ``step`` (inclusive bounds), or None."""
+    return next((k for k, (lo, hi) in enumerate(buckets) if step >= lo and (hi is None or step <= hi)), None)
+
+
 def by_label_position(ps: PreparedSet, predictions: Sequence[Prediction]) -> list[dict[str, Any]]:
     """Step@1 and step@3 of ``predictions`` per bucket of the labelled step's index, with random.
 
@@ -223,12 +228,12 @@ def by_label_position(ps: PreparedSet, predictions: Sequence[Prediction]) -> lis
     by_key = {r.key: r for r in ps.runs}
     preds = {p.file: p for p in predictions}
     out: list[dict[str, Any]] = []
-    for lo, hi in POSITION_BUCKETS:
+    for b, (lo, hi) in enumerate(POSITION_BUCKETS):
         n = h1 = h3 = 0
         rnd = 0.0
         for g in ps.golds:
             r, p = by_key.get(g.file), preds.get(g.file)
-            if r is None or p is None or g.step is None or g.step < lo or (hi is not None and g.step > hi):
+            if r is None or p is None or g.step is None or position_bucket(g.step) != b:
                 continue
             canon = ps.canonical.get(g.file)
             units = len(set(canon)) if canon else len(r.trajectory.steps)
