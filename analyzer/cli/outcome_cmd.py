@@ -26,7 +26,12 @@ from typing import Any
 import orjson
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_PATHS = (ROOT / "sample_traces", ROOT / "tests" / "data" / "real", ROOT / "tests" / "data" / "real_agents")
+DEFAULT_PATHS = (
+    ROOT / "sample_traces",
+    ROOT / "sample_reruns",
+    ROOT / "tests" / "data" / "real",
+    ROOT / "tests" / "data" / "real_agents",
+)
 DEFAULT_JUDGE_CACHE = ROOT / "analyzer" / "outcome" / "params" / "judge-achieved-cache.json"
 """Committed cache of the judge cue of the committed runs (so ``--judge`` reruns are free)."""
 
@@ -201,7 +206,10 @@ def markdown(models: Any, paths: list[str]) -> str:
         "## Caveats",
         "",
         "Most committed samples were written for TrajScope with a planted failure, so their cues are cleaner than",
-        "many real runs; the few real files carry few recorded outcomes. Treat the estimate as a triage hint: mark",
+        "many real runs; the few real files carry few recorded outcomes. The tau-bench runs of `sample_reruns`",
+        "(written for the contrast feature, and a real subset) fail by a wrong or missing database write that ends",
+        "in a polite closing message, which no cue reads, so they are estimated near chance. Treat the estimate",
+        "as a triage hint: mark",
         "the outcome (Shift+F / Shift+S / Shift+U on selected runs) where it matters; the analyst's word always wins.",
         "",
         "Reproduce: `trajscope outcome-fit --judge --doc docs/outcome_estimate.md --json /tmp/outcome_fit.json`",
