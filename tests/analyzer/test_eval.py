@@ -46,6 +46,15 @@ def test_wilson_interval_known_values() -> None:
     assert wilson(0, 0) == (0.0, 0.0, 0.0)
 
 
+def test_position_bucket_covers_every_index_once() -> None:
+    from analyzer.evaluation.transfer import POSITION_BUCKETS, position_bucket
+
+    assert [position_bucket(i) for i in (0, 3, 4, 7, 8, 500)] == [0, 0, 1, 1, 2, 2]
+    assert len(POSITION_BUCKETS) == 3
+    assert position_bucket(5, ((0, 1),)) is None
+    assert position_bucket(5, ((0, None),)) == 0
+
+
 def test_scoring_rules() -> None:
     golds = [Gold("a.json", 3, "WebSurfer"), Gold("b.json", 0, "Coder"), Gold("c.json", 5, "Planner"),
              Gold("d.json", None, "X"), Gold("missing.json", 1, "Y")]
