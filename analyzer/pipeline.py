@@ -25,6 +25,7 @@ from analyzer.attribution.features import step_features
 from analyzer.attribution.hazards import step_evidence
 from analyzer.attribution.ranker import Ranker
 from analyzer.attribution.rationale import JUDGE_CATEGORY, explain, simple
+from analyzer.attribution.symptom_rule import SymptomRule
 from analyzer.attribution.value_curve import EVIDENCE_ESTIMATOR, drop_note, value_curve
 from analyzer.contrast.corpus import contrast_corpus
 from analyzer.detection.runner import DECISIVE_PHASE, STEPS_PHASE, run_detectors
@@ -115,14 +116,16 @@ def prepare_run(
     detectors: Sequence[str] | None = None,
     settings: dict[str, Any] | None = None,
     evidence_weights: Mapping[str, float] | None = None,
+    symptom_rule: SymptomRule | None = None,
 ) -> RunSignals:
     """Embeddings, the step-signal table, steps-phase detectors and features of one (blinded) run.
 
     The table of step signals (:func:`~analyzer.signals.steps.step_signals`) is computed once here and
     carried to the detectors (``ctx.step_table``), the features and the returned :class:`RunSignals`.
 
-    ``evidence_weights`` weigh the evidence column (the ranker params' ``evidence_classes``);
-    None: the shipped ranker's.
+    ``evidence_weights`` weigh the evidence column (the ranker params' ``evidence_classes``) and
+    ``symptom_rule`` says which findings it reads as symptoms (their ``symptom_rule``); None: the
+    shipped ranker's.
     """
     errors: list[str] = []
     step_emb: np.ndarray | None = None
@@ -143,8 +146,10 @@ def prepare_run(
     )
     det = run_detectors(trajectory, ctx, host, only=detectors, phase=STEPS_PHASE)
     errors.extend(det.errors)
-    weights = Ranker.shipped().params.evidence_classes if evidence_weights is None else evidence_weights
-    feats = step_features(trajectory, det.findings, step_emb, task_emb, weights, table=table)
+    shipped = Ranker.shipped().params
+    weights = shipped.evidence_classes if evidence_weights is None else evidence_weights
+    rule = shipped.symptom_rule if symptom_rule is None else symptom_rule
+    feats = step_features(trajectory, det.findings, step_emb, task_emb, weights, table=table, symptom_rule=rule)
     return RunSignals(det.findings, errors, alignment, step_emb, task_emb, feats, table)
 
 
@@ -260,7 +265,7 @@ def analyze_run(
     if opts.judge_in_detectors and judge.judge is not None and failed_or_unknown:
         settings["judge"] = judge.judge
     sig = prepare_run(traj, host, embedder=embedder, detectors=opts.detectors, settings=settings,
-                      evidence_weights=ranker.params.evidence_classes)
+                      evidence_weights=ranker.params.evidence_classes, symptom_rule=ranker.params.symptom_rule)
     errors = list(sig.errors)
     findings = list(sig.findings)
     table = table_for(traj, None, sig.table)

@@ -87,15 +87,16 @@ def agents(doc: dict[str, Any]) -> str:
 
 def selections(doc: dict[str, Any]) -> str:
     """What the selection chose without each system."""
-    rows = ["| held out | features | L2 | τ | prior | evidence | grounded | symptom | repeat | off-kind | T |",
-            "|---|---|---|---|---|---|---|---|---|---|---|"]
+    rows = ["| held out | features | L2 | τ | prior | evidence | grounded | symptom | symptom rule | repeat | off-kind | T |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, label in _systems(doc):
         sel = doc["selections"].get(name)
         if not sel:
             continue
         c = sel["step"]
         rows.append(f"| {label} | {c['features']} | {c['l2']:g} | {c['tau']:g} | {c['prior_weight']:g} | "
-                    f"{c['evidence_weight']:g} | {c['evidence_grounded']:g} | {c['symptom']:g} | {c['repeat']:g} | "
+                    f"{c['evidence_weight']:g} | {c['evidence_grounded']:g} | {c['symptom']:g} | "
+                    f"{c.get('symptom_rule', '-') if c['symptom'] != 1 else '(none)'} | {c['repeat']:g} | "
                     f"{c['off_kind']:g} | {sel['calibration_temperature']:g} |")
     return "\n".join(rows)
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from analyzer.attribution.symptom_rule import SymptomRule
 from analyzer.schema.findings import Finding
 from analyzer.schema.models import Trajectory
 from analyzer.signals.steps import columns_of, table_for
@@ -96,25 +97,12 @@ RULE_FEATURES: tuple[str, ...] = ("top_actor_first_act", "first_run")
 first step that runs something. Added to :data:`TRANSFER_FEATURES` in one candidate feature set,
 so the fit can weigh them against the rest."""
 
-CAUSE_CATEGORIES: frozenset[str] = frozenset({Category.HALLUCINATION.value, Category.ERROR_ACCUMULATION.value})
-"""Categories whose findings mark where an error enters a run: a value that no observation
-supports, or one that later steps build on. A finding of another category that comes after one
-of these is most likely its consequence (a *symptom*: :func:`evidence_parts`)."""
-
-LATE_CATEGORIES: frozenset[str] = frozenset({Category.GOAL_DRIFT.value})
-"""Categories whose findings are symptoms wherever they stand: goal drift is found where a fall in
-task alignment is already under way."""
-
-GROUNDED_ONLY: frozenset[str] = frozenset({Category.FALSE_SUCCESS.value})
-"""Categories whose findings are symptoms unless the trace itself shows the failure: a success
-claim after an error output the run has not resolved (:func:`~analyzer.detection.text.unresolved_error`)."""
-
 EVIDENCE_KEYS: tuple[str, ...] = ("repeat", "off_kind", "symptom")
 """The weights of the detector-evidence column (``RankerParams.evidence_classes``): a finding that
 is not the first of its category in the run (``repeat``), one on a kind of step it is not about
 (``off_kind``: an agent fault on tool output, an environment failure on a decision), and a
-symptom (``symptom``: see :data:`CAUSE_CATEGORIES`, :data:`LATE_CATEGORIES`,
-:data:`GROUNDED_ONLY`). 1 makes no distinction; the values come from the params file, chosen by
+symptom (``symptom``: which findings are symptoms is the params' ``symptom_rule``,
+:class:`~analyzer.attribution.symptom_rule.SymptomRule`). 1 makes no distinction; the values come from the params file, chosen by
 the nested selection (:mod:`analyzer.evaluation.selection`)."""
 
 PLAIN_EVIDENCE: dict[str, float] = dict.fromkeys(EVIDENCE_KEYS, 1.0)
@@ -141,11 +129,13 @@ class EvidencePart:
 
 
 def evidence_parts(trajectory: Trajectory, findings: Sequence[Finding],
-                   table: pl.DataFrame | None = None) -> list[EvidencePart]:
+                   table: pl.DataFrame | None = None, rule: SymptomRule | None = None) -> list[EvidencePart]:
     """What each steps-phase finding of a run says for the evidence column (no weights applied).
 
     ``table`` is the run's step-signal table (:func:`~analyzer.signals.steps.table_for`; computed when None).
+    ``rule`` says which findings are symptoms (the ranker params' ``symptom_rule``); None marks none.
     """
+    rule = rule or SymptomRule()
     n = len(trajectory.steps)
     tab = table_for(trajectory, None, table)
     t = columns_of(tab)
@@ -154,15 +144,14 @@ def evidence_parts(trajectory: Trajectory, findings: Sequence[Finding],
     first_of: dict[str, int] = {}
     for f in sorted(live, key=lambda f: f.step):
         first_of.setdefault(str(f.category), f.step)
-    cause_at = min((first_of[c] for c in CAUSE_CATEGORIES if c in first_of), default=None)
+    cause_at = min((first_of[c] for c in rule.causes if c in first_of), default=None)
     out: list[EvidencePart] = []
     for f in live:
         cat = str(f.category)
         env = f.category == Category.ENVIRONMENT_FAILURE
         fits_kind = (not decision[f.step]) if env else decision[f.step]
-        symptom = cat in LATE_CATEGORIES or (cat not in CAUSE_CATEGORIES and cause_at is not None
-                                             and cause_at < f.step)
-        if cat in GROUNDED_ONLY and unresolved[f.step] is None:
+        symptom = cat in rule.late or (cat not in rule.causes and cause_at is not None and cause_at < f.step)
+        if cat in rule.grounded_only and unresolved[f.step] is None:
             symptom = True
         out.append(EvidencePart(f.step, float(f.score), first_of.get(cat) != f.step, not fits_kind, symptom))
     return out
@@ -261,7 +250,7 @@ def role_features(trajectory: Trajectory, step_embeddings: np.ndarray | None = N
 def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
                   step_embeddings: np.ndarray | None = None, task_embedding: np.ndarray | None = None,
                   evidence_weights: Mapping[str, float] | None = None,
-                  table: pl.DataFrame | None = None) -> np.ndarray:
+                  table: pl.DataFrame | None = None, symptom_rule: SymptomRule | None = None) -> np.ndarray:
     """Feature matrix (steps x FEATURE_NAMES) of one run.
 
     Every per-step fact comes from the run's step-signal table (:mod:`analyzer.signals.steps`):
@@ -277,6 +266,8 @@ def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
         evidence_weights: Weights of the evidence column (:data:`EVIDENCE_KEYS`; the ranker
             params' ``evidence_classes``); None makes no distinction.
         table: The run's step-signal table (:func:`~analyzer.signals.steps.table_for`); computed when None.
+        symptom_rule: Which findings the evidence column reads as symptoms (the ranker params'
+            ``symptom_rule``); None marks none.
 
     Returns:
         A float64 array of shape ``(len(steps), len(FEATURE_NAMES))``.
@@ -295,7 +286,7 @@ def step_features(trajectory: Trajectory, findings: Sequence[Finding] = (),
     if first_err is not None:
         first_err_src = t["source_decision"][first_err]
     by_step: dict[int, dict[str, float]] = {}
-    evidence = evidence_column(evidence_parts(trajectory, findings, tab), n,
+    evidence = evidence_column(evidence_parts(trajectory, findings, tab, symptom_rule), n,
                                PLAIN_EVIDENCE if evidence_weights is None else evidence_weights)
     for f in findings:
         if f.source == "judge_category" or f.step >= n:

@@ -18,6 +18,7 @@ import numpy as np
 
 from analyzer.attribution.category_params import CategoryParams
 from analyzer.attribution.features import FEATURE_NAMES
+from analyzer.attribution.symptom_rule import SymptomRule
 
 PARAMS_VERSION = "ranker-v4"
 """Version of the shipped parameter file (bump when features or their meaning change)."""
@@ -67,6 +68,8 @@ class RankerParams:
         uncertain_top: How many steps that "uncertain" answer names.
         evidence_classes: Weights of the evidence column
             (:data:`~analyzer.attribution.features.EVIDENCE_KEYS`; a missing key is 1).
+        symptom_rule: Which findings the evidence column reads as symptoms (the file's
+            ``symptom_rule`` section; without it, none).
         category: Tunables of the category chooser (the file's ``category`` section).
         meta: Training details (data, CV figures, date).
     """
@@ -92,6 +95,7 @@ class RankerParams:
     uncertain_below: float = 0.0
     uncertain_top: int = 3
     evidence_classes: dict[str, float] = field(default_factory=dict)
+    symptom_rule: SymptomRule = field(default_factory=SymptomRule)
     category: CategoryParams = field(default_factory=CategoryParams)
     meta: dict[str, Any] = field(default_factory=dict)
 
@@ -107,7 +111,7 @@ class RankerParams:
             "actor_weight": self.actor_weight, "first_runner_weight": self.first_runner_weight,
             "calibration_temperature": self.calibration_temperature, "uncertain_below": self.uncertain_below,
             "uncertain_top": self.uncertain_top, "evidence_classes": self.evidence_classes,
-            "category": self.category.to_json(), "meta": self.meta,
+            "symptom_rule": self.symptom_rule.to_json(), "category": self.category.to_json(), "meta": self.meta,
         }
 
     @classmethod
@@ -133,6 +137,7 @@ class RankerParams:
                     uncertain_below=float(data.get("uncertain_below", 0.0)),
                     uncertain_top=int(data.get("uncertain_top", 3)),
                     evidence_classes={str(k): float(v) for k, v in dict(data.get("evidence_classes") or {}).items()},
+                    symptom_rule=SymptomRule.from_json(data.get("symptom_rule")),
                     category=CategoryParams.from_json(data.get("category")),
                     meta=dict(data.get("meta", {})))
         except (KeyError, TypeError, ValueError) as exc:

@@ -428,7 +428,8 @@ def run_suite(args: argparse.Namespace) -> int:
         nps = selector.set(name, choice.step)  # its evidence column weighed as the nested choice says
         results = [score_with(nps, constant(base), "nested",
                               f"nested leave-one-system-out ({choice.step.features}, chosen on the other systems)"),
-                   score_with(reweighted(ps, shipped.params.evidence_classes), constant(shipped), "shipped",
+                   score_with(reweighted(ps, shipped.params.evidence_classes, rule=shipped.params.symptom_rule),
+                              constant(shipped), "shipped",
                               _shipped_note(shipped, ps)),
                    cross_validate(ps, 5, args.seed)]
         curve = []

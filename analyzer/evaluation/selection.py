@@ -5,7 +5,9 @@ alone:
 
 - the **step configuration** (:class:`StepConfig`): the feature set, the L2 penalty, the
   group-robust temperature, the weight of the structural prior, the weight of the
-  detector-evidence prior and its weight on runs that log tool output;
+  detector-evidence prior and its weight on runs that log tool output, the weights of the
+  evidence column's classes of finding and which findings it reads as symptoms
+  (:data:`SYMPTOM_RULES`);
 - the **agent rule** (:class:`AgentConfig`): the weight of each agent's share of the actions and
   of the agent that first runs something, and the temperature that spreads the step
   distribution over the agents;
@@ -41,9 +43,11 @@ from analyzer.attribution.features import (
     CONTENT_FEATURES,
     RULE_FEATURES,
     TRANSFER_FEATURES,
+    EvidencePart,
     evidence_parts,
 )
 from analyzer.attribution.ranker import RankerParams, softmax
+from analyzer.attribution.symptom_rule import SymptomRule
 from analyzer.evaluation.category_select import category_sets, select_category
 from analyzer.evaluation.fit import TrainingRun, fit_transfer, to_params
 from analyzer.evaluation.scoring import normalise_agent
@@ -56,6 +60,29 @@ from analyzer.evaluation.transfer import (
     training_run,
 )
 from analyzer.jobs import Progress, no_progress
+from analyzer.taxonomy import Category
+
+_CAUSES = frozenset({Category.HALLUCINATION.value, Category.ERROR_ACCUMULATION.value})
+_LATE = frozenset({Category.GOAL_DRIFT.value})
+_GROUNDED = frozenset({Category.FALSE_SUCCESS.value})
+
+SYMPTOM_RULES: dict[str, SymptomRule] = {
+    "causes": SymptomRule(causes=_CAUSES),
+    "causes+late": SymptomRule(causes=_CAUSES, late=_LATE),
+    "causes+grounded": SymptomRule(causes=_CAUSES, grounded_only=_GROUNDED),
+    "causes+late+grounded": SymptomRule(causes=_CAUSES, late=_LATE, grounded_only=_GROUNDED),
+    "causes+planning+late+grounded": SymptomRule(causes=_CAUSES | {Category.PLANNING_ERROR.value}, late=_LATE,
+                                                 grounded_only=_GROUNDED),
+}
+"""Candidate symptom rules of the evidence column (the plainest first: ties keep it).
+
+A *cause* finding marks where an error enters a run: a value no observation supports
+(hallucination) or one that later steps build on (error accumulation); a finding of another
+category after it is most likely its consequence. Then, in turn: goal drift as a symptom
+wherever it stands (it is found where a fall in task alignment is already under way); a success
+claim as a symptom unless the run shows an error it never resolved; both (the rule the evidence
+column had before it was chosen here, ``docs/eval/history.md``); and planning errors among the
+causes. The symptom weight 1 (:data:`GRID`) stands for "no symptoms"."""
 
 FEATURE_SETS: dict[str, tuple[str, ...]] = {
     "structure": TRANSFER_FEATURES,
@@ -84,6 +111,7 @@ class StepConfig:
         evidence_grounded: Its weight on runs that log tool output (at most ``evidence_weight``: no boost).
         symptom: Weight, in the evidence column, of a finding that most likely shows an earlier
             cause's consequence (:func:`~analyzer.attribution.features.evidence_parts`).
+        symptom_rule: Which findings are symptoms: a name in :data:`SYMPTOM_RULES`.
         repeat: Weight of a finding that is not the first of its category in the run.
         off_kind: Weight of a finding on a kind of step it is not about.
         strata: Groups of the group-robust fit per training system: 1, the system's runs; 2,
@@ -99,6 +127,7 @@ class StepConfig:
     evidence_weight: float = 1.0
     evidence_grounded: float = 0.0
     symptom: float = 1.0
+    symptom_rule: str = next(iter(SYMPTOM_RULES))
     repeat: float = 1.0
     off_kind: float = 1.0
     strata: int = 1
@@ -107,6 +136,11 @@ class StepConfig:
     def evidence_classes(self) -> dict[str, float]:
         """The evidence-column weights (``RankerParams.evidence_classes``)."""
         return {"repeat": self.repeat, "off_kind": self.off_kind, "symptom": self.symptom}
+
+    @property
+    def rule(self) -> SymptomRule:
+        """The symptom rule (``RankerParams.symptom_rule``)."""
+        return SYMPTOM_RULES[self.symptom_rule]
 
 
 @dataclass(frozen=True)
@@ -129,6 +163,7 @@ GRID: dict[str, tuple[Any, ...]] = {
     "evidence_weight": (1.0, 0.0, 2.0, 4.0),
     "evidence_grounded": (0.0, 2.0, 4.0, 8.0),
     "symptom": (1.0, 0.5, 0.25),
+    "symptom_rule": tuple(SYMPTOM_RULES),
     "repeat": (1.0, 0.5),
     "off_kind": (1.0, 0.5),
 }
@@ -229,8 +264,8 @@ class Selector:
             raise ValueError(f"criterion must be one of {', '.join(CRITERIA)}, got {criterion!r}")
         self.criterion = criterion
         self._base = {s.name: s for s in sets}
-        self._parts = {(s.name, r.key): evidence_parts(r.trajectory, r.findings, r.table) for s in sets for r in s.runs}
-        self._sets: dict[tuple[str, tuple[float, ...]], PreparedSet] = {}
+        self._parts: dict[str, dict[str, list[EvidencePart]]] = {}
+        self._sets: dict[tuple[str, tuple[float, ...], str], PreparedSet] = {}
         self._fits: dict[tuple[frozenset[str], StepConfig], Any] = {}
 
     @property
@@ -243,10 +278,14 @@ class Selector:
         if cfg is None:
             return self._base[name]
         weights = cfg.evidence_classes
-        key = (name, tuple(weights.values()))
+        key = (name, tuple(weights.values()), cfg.symptom_rule)
         if key not in self._sets:
             ps = self._base[name]
-            self._sets[key] = reweighted(ps, weights, {r.key: self._parts[(name, r.key)] for r in ps.runs})
+            part_key = f"{name}\x00{cfg.symptom_rule}"
+            if part_key not in self._parts:
+                self._parts[part_key] = {r.key: evidence_parts(r.trajectory, r.findings, r.table, cfg.rule)
+                                         for r in ps.runs}
+            self._sets[key] = reweighted(ps, weights, self._parts[part_key])
         return self._sets[key]
 
     def groups(self, names: Sequence[str], cfg: StepConfig) -> list[list[TrainingRun]]:
@@ -326,6 +365,8 @@ def select(selector: Selector, names: Sequence[str], progress: Progress = no_pro
     tried: dict[StepConfig, Candidate] = {}
 
     def evaluate(cfg: StepConfig) -> Candidate:
+        if cfg.symptom == 1.0:  # no finding is weighed as a symptom: the rule changes nothing
+            cfg = replace(cfg, symptom_rule=START.symptom_rule)
         if cfg not in tried:
             progress(len(tried), len(tried) + 1, f"selection on {'+'.join(names)}: {cfg}")
             tried[cfg] = selector.candidate(names, cfg)
@@ -409,6 +450,7 @@ def params_of(selector: Selector, names: Sequence[str], sel: Selection, meta: di
                            "trained_sets": sorted(names), "selection": sel.to_json(),
                            "n_runs": sum(len(selector.set(n).trainable) for n in names)})
     params.evidence_classes = sel.step.evidence_classes
+    params.symptom_rule = sel.step.rule if sel.step.symptom != 1.0 else SymptomRule()  # weight 1: none
     labelled = category_sets([selector.set(n) for n in names])
     if labelled:  # the category chooser's tunables, chosen on the same training systems
         chosen = select_category(labelled)

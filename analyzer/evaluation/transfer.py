@@ -31,6 +31,7 @@ from analyzer.attribution.features import (
     evidence_parts,
 )
 from analyzer.attribution.ranker import Ranker, softmax
+from analyzer.attribution.symptom_rule import SymptomRule
 from analyzer.evaluation.baselines import baseline_predictions
 from analyzer.evaluation.datasets import LabelledSet
 from analyzer.evaluation.fit import TrainingRun, fit_params, fold_ids
@@ -131,18 +132,20 @@ def prepare_set(ls: LabelledSet, *, embedder: Any = None, progress: Progress = n
 
 
 def reweighted(ps: PreparedSet, weights: Mapping[str, float],
-               parts: Mapping[str, Sequence[EvidencePart]] | None = None) -> PreparedSet:
+               parts: Mapping[str, Sequence[EvidencePart]] | None = None,
+               rule: SymptomRule | None = None) -> PreparedSet:
     """``ps`` with every run's evidence column recomputed with ``weights`` (``evidence_classes``).
 
     The evidence column is the only feature that depends on the ranker's params; the rest of
     the preparation (detectors, embeddings) is reused. ``parts`` are the runs'
-    :func:`~analyzer.attribution.features.evidence_parts` by key, when the caller keeps them.
+    :func:`~analyzer.attribution.features.evidence_parts` by key, when the caller keeps them
+    (computed with the symptom rule ``rule`` otherwise; None marks no symptom).
     """
     col = FEATURE_NAMES.index("evidence")
     runs = []
     for r in ps.runs:
         x = r.features.copy()
-        found = parts[r.key] if parts is not None else evidence_parts(r.trajectory, r.findings, r.table)
+        found = parts[r.key] if parts is not None else evidence_parts(r.trajectory, r.findings, r.table, rule)
         x[:, col] = evidence_column(found, x.shape[0], weights)
         runs.append(replace(r, features=x))
     return replace(ps, runs=runs)
@@ -337,12 +340,18 @@ def training_run(r: EvalRun) -> TrainingRun:
 
 
 def cross_validate(ps: PreparedSet, folds: int = 5, seed: int = 0) -> ModeResult:
-    """k-fold CV within one set: each run is scored by a ranker fitted on the other folds."""
+    """k-fold CV within one set: each run is scored by a ranker fitted on the other folds.
+
+    The evidence column is weighed as the shipped params say (``evidence_classes``,
+    ``symptom_rule``), whatever params the set was prepared with (a cached preparation may
+    predate a refit).
+    """
+    shipped = Ranker.load()
+    ps = reweighted(ps, shipped.params.evidence_classes, rule=shipped.params.symptom_rule)
     train = ps.trainable
     ids = fold_ids(len(train), folds, seed)
     fold_of = {r.key: int(f) for r, f in zip(train, ids, strict=True)}
     rankers = [fit_ranker([r for r, f in zip(train, ids, strict=True) if f != k], folds=folds) for k in range(folds)]
-    shipped = Ranker.load()
     return score_with(ps, lambda r: rankers[fold_of[r.key]] if r.key in fold_of else shipped, "cv",
                       f"{folds}-fold CV within the set (seed {seed})")
 

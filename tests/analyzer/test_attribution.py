@@ -23,6 +23,7 @@ from analyzer.attribution.attribute import actor_share, agent_mass, first_runner
 from analyzer.attribution.ranker import (
     evidence_weight_for,
 )
+from analyzer.attribution.symptom_rule import SymptomRule
 from analyzer.evaluation.fit import (
     AGENT_TEMPERATURES,
     TrainingRun,
@@ -372,6 +373,10 @@ def test_one_agents_channels_are_one_agent_in_role_inference() -> None:
     assert same.decisive_agent == "Orchestrator" and "responsible agent" not in same.rationale
 
 
+RULE = SymptomRule(causes=frozenset({"hallucination", "error_accumulation"}), late=frozenset({"goal_drift"}),
+                   grounded_only=frozenset({"false_success"}))
+
+
 def test_a_symptom_after_a_cause_finding_takes_the_params_symptom_weight() -> None:
     weights = {"symptom": 0.25, "repeat": 1.0, "off_kind": 1.0}
     t = _run(4)
@@ -380,19 +385,25 @@ def test_a_symptom_after_a_cause_finding_takes_the_params_symptom_weight() -> No
     ev = COL["evidence"]
     decisions = [s.index for s in t.steps if s.kind != StepKind.OBSERVATION][1:]
     cause, later, plan = decisions[0], decisions[2], decisions[1]
-    alone = step_features(t, [finding(later, "repeated_action")], evidence_weights=weights)
+    alone = step_features(t, [finding(later, "repeated_action")], evidence_weights=weights, symptom_rule=RULE)
     assert alone[later, ev] == pytest.approx(0.8)  # a symptom alone still points at its step
     both = step_features(t, [finding(cause, "hallucination"), finding(later, "repeated_action"),
-                             finding(plan, "planning_error")], evidence_weights=weights)
+                             finding(plan, "planning_error")], evidence_weights=weights, symptom_rule=RULE)
     assert both[cause, ev] == pytest.approx(0.8)
     assert both[later, ev] == pytest.approx(0.8 * 0.25)  # most likely the cause's consequence
     assert both[plan, ev] == pytest.approx(0.8 * 0.25)
     plain = step_features(t, [finding(cause, "hallucination"), finding(later, "repeated_action")])
     assert plain[later, ev] == pytest.approx(0.8)  # no weights: no distinction
+    no_rule = step_features(t, [finding(cause, "hallucination"), finding(later, "repeated_action")],
+                            evidence_weights=weights)
+    assert no_rule[later, ev] == pytest.approx(0.8)  # no rule: no finding is a symptom
+    causes_only = SymptomRule(causes=RULE.causes)
+    drift_alone = step_features(t, [finding(later, "goal_drift")], evidence_weights=weights, symptom_rule=causes_only)
+    assert drift_alone[later, ev] == pytest.approx(0.8)  # goal drift is a symptom only where the rule says
     before = step_features(t, [finding(later, "hallucination"), finding(cause, "repeated_action")],
-                           evidence_weights=weights)
+                           evidence_weights=weights, symptom_rule=RULE)
     assert before[cause, ev] == pytest.approx(0.8)  # a symptom before the cause is not its consequence
-    drift = step_features(t, [finding(later, "goal_drift")], evidence_weights=weights)
+    drift = step_features(t, [finding(later, "goal_drift")], evidence_weights=weights, symptom_rule=RULE)
     assert drift[later, ev] == pytest.approx(0.8 * 0.25)  # found where the fall is under way
 
 
@@ -407,12 +418,34 @@ def test_the_pipeline_weighs_evidence_as_the_ranker_params_say() -> None:
           Finding(trace_id=t.id, step=decisions[2], category="repeated_action", score=0.6, source="t", rationale="r"),
           Finding(trace_id=t.id, step=decisions[2], category="repeated_action", score=0.9, source="t",
                   rationale="r2")]
-    parts = evidence_parts(t, fs)
+    parts = evidence_parts(t, fs, rule=RULE)
     for w in ({"symptom": 0.5, "repeat": 0.5, "off_kind": 1.0}, Ranker.load().params.evidence_classes):
-        x = step_features(t, fs, evidence_weights=w)
+        x = step_features(t, fs, evidence_weights=w, symptom_rule=RULE)
         assert np.allclose(x[:, COL["evidence"]], evidence_column(parts, len(t.steps), w))
     p = replace(Ranker.load().params, evidence_classes={"symptom": 0.5})
     assert evidence_column(parts, len(t.steps), p.evidence_classes)[decisions[2]] == pytest.approx(0.9 * 0.5)
+
+
+def test_the_symptom_rule_travels_in_the_params_file_and_reaches_the_features() -> None:
+    from dataclasses import replace
+
+    from analyzer.pipeline import prepare_run
+    from analyzer.plugin_host import default_host
+
+    p = replace(Ranker.load().params, symptom_rule=RULE, evidence_classes={"symptom": 0.5})
+    back = RankerParams.from_json(json.loads(json.dumps(p.to_json())))
+    assert back.symptom_rule == RULE and back.to_json() == p.to_json()
+    bare = p.to_json()
+    del bare["symptom_rule"]
+    assert RankerParams.from_json(bare).symptom_rule == SymptomRule()  # an older file: no symptoms
+    for bad in ({"causes": ["no_such_category"]}, {"late": "goal_drift"}, ["causes"]):
+        with pytest.raises(ValueError, match="symptom rule"):
+            RankerParams.from_json({**bare, "symptom_rule": bad})
+    t = _run(4)
+    with_rule = prepare_run(t, default_host(), evidence_weights=p.evidence_classes, symptom_rule=RULE)
+    x = step_features(t, with_rule.findings, evidence_weights=p.evidence_classes, symptom_rule=RULE,
+                      table=with_rule.table)
+    assert np.array_equal(with_rule.features, x)
 
 
 def test_a_success_claim_counts_fully_only_after_an_error_the_run_never_resolved() -> None:
@@ -425,7 +458,7 @@ def test_a_success_claim_counts_fully_only_after_an_error_the_run_never_resolved
 
     def claim(run: Trajectory, step: int) -> float:
         f = Finding(trace_id=run.id, step=step, category="false_success", score=0.8, source="t", rationale="r")
-        return float(step_features(run, [f], evidence_weights={"symptom": symptom})[step, ev])
+        return float(step_features(run, [f], evidence_weights={"symptom": symptom}, symptom_rule=RULE)[step, ev])
 
     assert unresolved_error(t.steps, 3) is None and unresolved_error(t.steps, 5) == 4
     assert claim(t, 1) == pytest.approx(0.8 * symptom)  # false only by the run's outcome

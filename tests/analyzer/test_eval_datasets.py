@@ -17,6 +17,7 @@ import pytest
 
 from analyzer.attribution.features import FEATURE_NAMES, TRANSFER_FEATURES
 from analyzer.attribution.ranker import Ranker, RankerParams
+from analyzer.attribution.symptom_rule import SymptomRule
 from analyzer.evaluation.datasets import (
     DATASETS,
     gaia_category,
@@ -26,6 +27,8 @@ from analyzer.evaluation.datasets import (
 )
 from analyzer.evaluation.fit import TrainingRun, fit_transfer
 from analyzer.evaluation.selection import (
+    GRID,
+    SYMPTOM_RULES,
     Selector,
     StepConfig,
     column_ablation,
@@ -245,6 +248,23 @@ def test_label_position_strata_split_each_training_system_at_the_pooled_median(t
         selector.groups(names, StepConfig(strata=3))
 
 
+def test_the_selector_weighs_the_evidence_column_by_the_candidate_symptom_rule(tmp_path: Path) -> None:
+    from analyzer.attribution.features import FEATURE_NAMES, evidence_column, evidence_parts
+
+    root = _make_root(tmp_path)
+    sets = [prepare_set(spec.load(root / spec.folder)) for spec in DATASETS.values()]
+    selector = Selector(sets)
+    assert GRID["symptom_rule"] == tuple(SYMPTOM_RULES) and StepConfig().symptom_rule == GRID["symptom_rule"][0]
+    col = FEATURE_NAMES.index("evidence")
+    for name in SYMPTOM_RULES:
+        cfg = StepConfig(symptom=0.25, symptom_rule=name)
+        for ps in sets:
+            for r in selector.set(ps.name, cfg).runs:
+                parts = evidence_parts(r.trajectory, r.findings, r.table, SYMPTOM_RULES[name])
+                assert np.array_equal(r.features[:, col], evidence_column(parts, r.features.shape[0],
+                                                                          cfg.evidence_classes))
+
+
 def test_position_balanced_criterion_averages_the_label_position_buckets(tmp_path: Path) -> None:
     from analyzer.cli.eval_cmd import CRITERIA as CLI_CRITERIA
     from analyzer.evaluation.selection import CRITERIA
@@ -274,6 +294,9 @@ def test_fit_all_writes_every_tunable_it_chose(tmp_path: Path) -> None:
     assert again == params and again.meta["selection"] == choice.to_json()
     assert again.calibration_temperature == choice.temperature and again.uncertain_below == 0.5
     assert again.evidence_classes == choice.step.evidence_classes
+    # the symptom rule chosen, or none when the symptom weight makes no distinction
+    assert again.symptom_rule == (SYMPTOM_RULES[choice.step.symptom_rule] if choice.step.symptom != 1.0
+                                  else SymptomRule())
     assert (again.actor_weight, again.first_runner_weight) == (choice.agent.actor_weight,
                                                                choice.agent.first_runner_weight)
     assert sorted(again.meta["trained_sets"]) == sorted(s.name for s in sets)

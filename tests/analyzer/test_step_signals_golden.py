@@ -6,6 +6,9 @@ embeddings, the feature matrix, the value curve's term matrix, the steps-phase f
 whole analysis of the run must come out exactly the same. The shipped params file is not touched
 (its hash below changes only when `trajscope eval fit` rewrites it: the 2026-12-07 refit added the
 selection's criterion and strata to its meta, with the same weights, and this golden still holds).
+The refit that chose the evidence column's symptom rule (T20, 2026-12-07) changed the shipped
+evidence-column weights; the golden was regenerated with it, and only the ``evidence`` feature
+column differs from the previous golden (no finding, decisive step or other result moved).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from analyzer.plugin_host.registry import default_host
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "step_signals"
-PARAMS_SHA256 = "44bdec4ef509c50d98964fa9361524f86b8e93c5d4d28d0e500922c52f90f886"
+PARAMS_SHA256 = "cda2d6f216ca401286581b3b8cc6857eac67658d761c529b9b5c807b4536f4b1"
 
 
 def _maker() -> Any:

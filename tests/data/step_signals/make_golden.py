@@ -61,9 +61,10 @@ def record(t: Any, host: Any, ranker: Ranker) -> dict[str, Any]:
     bt = blind(t)
     out: dict[str, Any] = {"id": t.id, "source": Path(t.source_file).name}
     for emb_name, emb in (("plain", None), ("hash", HashEmbedder())):
-        sig = prepare_run(bt, host, embedder=emb, evidence_weights=ranker.params.evidence_classes)
+        sig = prepare_run(bt, host, embedder=emb, evidence_weights=ranker.params.evidence_classes,
+                          symptom_rule=ranker.params.symptom_rule)
         feats = step_features(bt, sig.findings, sig.step_embeddings, sig.task_embedding,
-                              ranker.params.evidence_classes)
+                              ranker.params.evidence_classes, symptom_rule=ranker.params.symptom_rule)
         assert np.array_equal(feats, sig.features)
         tm = term_matrix(bt, sig.findings, sig.alignment)
         ra = analyze_run(t, host=host, ranker=ranker, embedder=emb)
