@@ -39,7 +39,7 @@ def select_grid(selector: S.Selector, names: list[str]) -> S.StepConfig:
 
     best = evaluate(S.START)
     for values in product(*(S.GRID[d] for d in MAIN)):  # plainest first: ties keep the earlier
-        cand = evaluate(replace(S.START, **dict(zip(MAIN, values))))
+        cand = evaluate(replace(S.START, **dict(zip(MAIN, values, strict=True))))
         if cand.key > best.key:
             best = cand
     for _ in range(S.SEARCH_ROUNDS):
