@@ -42,17 +42,7 @@ def select_grid(selector: S.Selector, names: list[str]) -> S.StepConfig:
         cand = evaluate(replace(S.START, **dict(zip(MAIN, values, strict=True))))
         if cand.key > best.key:
             best = cand
-    for _ in range(S.SEARCH_ROUNDS):
-        moved = False
-        for dim, values in S.GRID.items():
-            if dim in MAIN:
-                continue
-            for v in values:
-                cand = evaluate(replace(best.config, **{dim: v}))
-                if cand.key > best.key:
-                    best, moved = cand, True
-        if not moved:
-            break
+    best = S.coordinate_ascent(evaluate, best, [d for d in S.GRID if d not in MAIN])
     print(f"  {len(tried)} candidates; inner key {best.key}", flush=True)
     return best.config
 

@@ -32,7 +32,7 @@ app: :mod:`analyzer.attribution` only reads the params file.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -359,6 +359,28 @@ class Selector:
         return Candidate(cfg, s1, s3)
 
 
+def coordinate_ascent(evaluate: Callable[[StepConfig], Candidate], best: Candidate,
+                      dims: Sequence[str] | None = None) -> Candidate:
+    """From ``best``, move one tunable of :data:`GRID` at a time while the criterion rises.
+
+    At most :data:`SEARCH_ROUNDS` passes over the tunables ``dims`` (default: all of
+    :data:`GRID`, in its order); a candidate replaces the best only when its key is higher, so
+    ties keep the earlier one.
+    """
+    for _ in range(SEARCH_ROUNDS):
+        moved = False
+        for dim, values in GRID.items():
+            if dims is not None and dim not in dims:
+                continue
+            for v in values:
+                cand = evaluate(replace(best.config, **{dim: v}))
+                if cand.key > best.key:
+                    best, moved = cand, True
+        if not moved:
+            break
+    return best
+
+
 def select(selector: Selector, names: Sequence[str], progress: Progress = no_progress) -> Selection:
     """Choose every tunable by leave-one-system-out among the systems ``names`` only."""
     names = sorted(names)
@@ -372,16 +394,7 @@ def select(selector: Selector, names: Sequence[str], progress: Progress = no_pro
             tried[cfg] = selector.candidate(names, cfg)
         return tried[cfg]
 
-    best = evaluate(START)
-    for _ in range(SEARCH_ROUNDS):
-        moved = False
-        for dim, values in GRID.items():
-            for v in values:
-                cand = evaluate(replace(best.config, **{dim: v}))
-                if cand.key > best.key:
-                    best, moved = cand, True
-        if not moved:
-            break
+    best = coordinate_ascent(evaluate, evaluate(START))
     held = {h: selector.held_logits(names, h, best.config) for h in names}
     agent, agent_table = _select_agent(selector, held)
     temperature = _select_temperature(selector, held)
