@@ -31,8 +31,7 @@ def select_grid(selector: S.Selector, names: list[str]) -> S.StepConfig:
     tried: dict[S.StepConfig, S.Candidate] = {}
 
     def evaluate(cfg: S.StepConfig) -> S.Candidate:
-        if cfg.symptom == 1.0:
-            cfg = replace(cfg, symptom_rule=S.START.symptom_rule)
+        cfg = cfg.canonical
         if cfg not in tried:
             tried[cfg] = selector.candidate(names, cfg)
         return tried[cfg]

@@ -51,12 +51,13 @@ class SymptomRule:
         """
         if not data:
             return cls()
+        keys = ("causes", "late", "grounded_only")
+        if not isinstance(data, dict) or any(isinstance(data.get(k), str) for k in keys):
+            raise ValueError("bad symptom rule: a mapping of lists of category ids expected")
         try:
-            sets = {k: frozenset(str(c) for c in data.get(k) or ()) for k in ("causes", "late", "grounded_only")}
-            if not isinstance(data, dict) or any(isinstance(data.get(k), str) for k in sets):
-                raise TypeError("each set must be a list of category ids")
-        except (TypeError, AttributeError) as exc:
-            raise ValueError(f"bad symptom rule: {type(exc).__name__}: {exc}") from None
+            sets = {k: frozenset(str(c) for c in data.get(k) or ()) for k in keys}
+        except TypeError as exc:
+            raise ValueError(f"bad symptom rule: {exc}") from None
         unknown = sorted(c for s in sets.values() for c in s if c not in CATEGORY_IDS)
         if unknown:
             raise ValueError(f"bad symptom rule: unknown categories {', '.join(unknown)}")

@@ -139,8 +139,16 @@ class StepConfig:
 
     @property
     def rule(self) -> SymptomRule:
-        """The symptom rule (``RankerParams.symptom_rule``)."""
-        return SYMPTOM_RULES[self.symptom_rule]
+        """The symptom rule (``RankerParams.symptom_rule``): none at symptom weight 1, where it changes nothing."""
+        return SymptomRule() if self.symptom == 1.0 else SYMPTOM_RULES[self.symptom_rule]
+
+    @property
+    def canonical(self) -> StepConfig:
+        """This configuration with the rule name at its default where the rule changes nothing.
+
+        Configurations that differ only there give the same fit, so the search tries them once.
+        """
+        return replace(self, symptom_rule=StepConfig.symptom_rule) if self.symptom == 1.0 else self
 
 
 @dataclass(frozen=True)
@@ -264,8 +272,8 @@ class Selector:
             raise ValueError(f"criterion must be one of {', '.join(CRITERIA)}, got {criterion!r}")
         self.criterion = criterion
         self._base = {s.name: s for s in sets}
-        self._parts: dict[str, dict[str, list[EvidencePart]]] = {}
-        self._sets: dict[tuple[str, tuple[float, ...], str], PreparedSet] = {}
+        self._parts: dict[tuple[str, SymptomRule], dict[str, list[EvidencePart]]] = {}
+        self._sets: dict[tuple[str, tuple[float, ...], SymptomRule], PreparedSet] = {}
         self._fits: dict[tuple[frozenset[str], StepConfig], Any] = {}
 
     @property
@@ -278,14 +286,13 @@ class Selector:
         if cfg is None:
             return self._base[name]
         weights = cfg.evidence_classes
-        key = (name, tuple(weights.values()), cfg.symptom_rule)
+        key = (name, tuple(weights.values()), cfg.rule)
         if key not in self._sets:
             ps = self._base[name]
-            part_key = f"{name}\x00{cfg.symptom_rule}"
-            if part_key not in self._parts:
-                self._parts[part_key] = {r.key: evidence_parts(r.trajectory, r.findings, r.table, cfg.rule)
-                                         for r in ps.runs}
-            self._sets[key] = reweighted(ps, weights, self._parts[part_key])
+            if (name, cfg.rule) not in self._parts:
+                self._parts[name, cfg.rule] = {r.key: evidence_parts(r.trajectory, r.findings, r.table, cfg.rule)
+                                               for r in ps.runs}
+            self._sets[key] = reweighted(ps, weights, self._parts[name, cfg.rule])
         return self._sets[key]
 
     def groups(self, names: Sequence[str], cfg: StepConfig) -> list[list[TrainingRun]]:
@@ -387,8 +394,7 @@ def select(selector: Selector, names: Sequence[str], progress: Progress = no_pro
     tried: dict[StepConfig, Candidate] = {}
 
     def evaluate(cfg: StepConfig) -> Candidate:
-        if cfg.symptom == 1.0:  # no finding is weighed as a symptom: the rule changes nothing
-            cfg = replace(cfg, symptom_rule=START.symptom_rule)
+        cfg = cfg.canonical
         if cfg not in tried:
             progress(len(tried), len(tried) + 1, f"selection on {'+'.join(names)}: {cfg}")
             tried[cfg] = selector.candidate(names, cfg)
@@ -463,7 +469,7 @@ def params_of(selector: Selector, names: Sequence[str], sel: Selection, meta: di
                            "trained_sets": sorted(names), "selection": sel.to_json(),
                            "n_runs": sum(len(selector.set(n).trainable) for n in names)})
     params.evidence_classes = sel.step.evidence_classes
-    params.symptom_rule = sel.step.rule if sel.step.symptom != 1.0 else SymptomRule()  # weight 1: none
+    params.symptom_rule = sel.step.rule
     labelled = category_sets([selector.set(n) for n in names])
     if labelled:  # the category chooser's tunables, chosen on the same training systems
         chosen = select_category(labelled)
