@@ -537,30 +537,26 @@ def run_fit_curve(args: argparse.Namespace) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     if args.out:
-        from analyzer.evaluation.curve_fit import SHIP_METRICS, ship_fitted
+        from analyzer.evaluation.curve_fit import REPORTED_METRICS, shipped_params
 
-        ship, verdicts = ship_fitted(nested)
         meta = {
             "fitted": _dt.date.today().isoformat(), "command": "trajscope eval fit-curve ROOT",
             "candidate": final.candidate, "trained_on": final.trained_on,
             "inner_step@1": {k: round(v, 4) for k, v in final.inner.items()},
-            "nested": {n: {m: round(rows["nested"].metrics[m].p, 4) for m in SHIP_METRICS}
+            "nested": {n: {m: round(rows["nested"].metrics[m].p, 4) for m in REPORTED_METRICS}
                        for n, rows in nested.scores.items()},
-            "handset": {n: {m: round(rows["hand-set"].metrics[m].p, 4) for m in SHIP_METRICS}
+            "handset": {n: {m: round(rows["hand-set"].metrics[m].p, 4) for m in REPORTED_METRICS}
                         for n, rows in nested.scores.items()},
-            "nested_not_worse": verdicts,
-            "shipped": "fitted" if ship else "hand-set",
-            "not_fitted": "judge_fall, judge_rise, judge_clip and the episode/alignment rules: as value-curve-handset.json",
+            "not_fitted": "judge_fall, judge_rise, judge_clip (no development run has judge values); "
+                          "succeeded_end = 1 - failed_end (no development run succeeded); "
+                          "step_clip, llr_clip (numerical bounds)",
             "embeddings": embedder is not None,
             "evaluations": ev.evaluations}
-        if not ship:
-            meta["fitted_weights_not_shipped"] = final.to_json()
-        params = (final.params if ship else start).with_weights({}, meta=meta)
+        params = shipped_params(final).with_weights({}, meta=meta)
         import json as _json
 
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(_json.dumps(params.to_json(), indent=1) + "\n", encoding="utf-8")
-        print(f"{'fitted' if ship else 'hand-set'} weights written: the nested curve is not worse than the hand-set one "
-              f"on {sum(verdicts.values())} of {len(verdicts)} systems (ship rule: most)")
+        print(f"the selection's choice written: {final.candidate}")
         print(f"wrote {args.out}")
     return 0

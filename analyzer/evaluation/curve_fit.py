@@ -9,7 +9,8 @@ should land on the labelled decisive step.
 - :func:`prepare_curve_set` reads each run once into its term matrix (plus the fixed rules'
   predictions), cached per set.
 - :func:`fit_weights` is a **coordinate ascent** over :data:`GRID` (every column's weight, the
-  finding cap, the filter's ``derail``/``recover``) from the hand-set params, maximising a
+  finding cap, the filter's ``derail``/``recover``, the failed run's target and temper bound, and
+  the error-episode and alignment rules of the matrix) from the hand-set params, maximising a
   criterion (:data:`CRITERIA`) macro-averaged over the training systems.
 - :func:`select_and_fit` chooses among the candidates (:data:`CANDIDATES`: keep the hand-set
   weights, or fit with one of the criteria) by **leave-one-system-out among the training
@@ -20,8 +21,10 @@ should land on the labelled decisive step.
   is redone on the other systems only, and the system is scored once, by the exact run-time
   :func:`~analyzer.attribution.value_curve.value_curve`.
 
-The judge's columns are not fitted: no development run has judge values (their weights stay
-as the params file has them). Training code never runs in the app.
+What ships is the selection's choice on every development system (:func:`shipped_params`), whatever
+it is; the hand-set weights are one of its candidates. The judge's columns are not fitted: no
+development run has judge values (their weights stay as the params file has them). Training code
+never runs in the app.
 """
 
 from __future__ import annotations
@@ -56,18 +59,39 @@ POSITIVE_GRID: tuple[float, ...] = (0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0)
 NEGATIVE_GRID: tuple[float, ...] = (0.0, -0.5, -1.0, -2.0, -3.0, -5.0, -8.0)
 """Weights tried for a recovery column (<= 0)."""
 
+MATRIX_ENTRIES: tuple[str, ...] = (
+    "recurring_jaccard", "clean_run", "align_slack", "align_smoothing", "align_min_words", "align_min_steps",
+    "align_baseline_steps", "align_baseline_share")
+"""Params-file entries that change the term matrix itself (the error-episode and alignment rules):
+trying one of their values re-reads every run into its matrix (:func:`set_matrices`)."""
+
 GRID: dict[str, tuple[float, ...]] = {
     **{c: POSITIVE_GRID for c in FAILURE_COLUMNS if not c.startswith("judge")},
     **{c: NEGATIVE_GRID for c in ("retry_succeeds", "no_recurrence", "tests_pass")},
     "finding_cap": (1.0, 2.0, 4.0, 8.0, 30.0),
     "derail": (1e-5, 4e-5, 1e-4, 1e-3),
     "recover": (5e-4, 2e-3, 1e-2),
+    "failed_end": (0.01, 0.05, 0.1, 0.2),
+    "max_temper": (5.0, 50.0, 500.0),
+    "recurring_jaccard": (0.3, 0.5, 0.7),
+    "clean_run": (1, 2, 3),
+    "align_slack": (0.1, 0.3, 0.5),
+    "align_smoothing": (0.3, 0.6, 1.0),
+    "align_min_words": (1, 3, 5),
+    "align_min_steps": (3, 6, 10),
+    "align_baseline_steps": (2, 3, 5),
+    "align_baseline_share": (0.2, 1 / 3, 0.5),
 }
-"""The search space of the coordinate ascent (weights by column name, then three filter constants).
+"""The search space of the coordinate ascent: weights by column name, then the filter's constants,
+the failed run's target and temper bound, and the term matrix's episode and alignment rules
+(:data:`MATRIX_ENTRIES`).
 
-The judge's columns are not searched (no development run has judge values)."""
+Not searched: the judge's columns and clip (no development run has judge values), the successful
+run's target (no development run succeeded: the fit writes ``succeeded_end = 1 - failed_end``,
+the mirror of the failed run's), and ``step_clip`` / ``llr_clip`` (numerical safety bounds)."""
 
-SCALARS = ("finding_cap", "derail", "recover")
+SCALARS = ("finding_cap", "derail", "recover", "failed_end", "max_temper", *MATRIX_ENTRIES)
+"""Searched entries that are not column weights."""
 
 CRITERIA: dict[str, Callable[[dict[str, float]], float]] = {
     "step@1": lambda m: m["step@1"],
@@ -87,15 +111,33 @@ MAX_SWEEPS = 2
 
 
 @dataclass
+class RunSource:
+    """What a run's term matrix is read from, kept so that the matrix rules can be searched.
+
+    Attributes:
+        trajectory: The (blinded) run.
+        findings: Its steps-phase detector findings.
+        alignment: Embedding cosine of each step with the task (None: lexical).
+        table: Its step-signal table.
+    """
+
+    trajectory: Any
+    findings: list[Any]
+    alignment: list[float] | None
+    table: Any
+
+
+@dataclass
 class CurveRun:
     """One labelled run as the fit sees it.
 
     Attributes:
         key: Record key of the gold label.
-        x: Term matrix (steps x :data:`TERM_COLUMNS`).
+        x: Term matrix (steps x :data:`TERM_COLUMNS`) under the set's :attr:`CurveSet.matrix_key`.
         gold: Gold decisive step (canonical on sets scored by span), None when unlabelled.
         canon: Per step, the step that stands for it (sets scored by span), or None.
         outcome: ``failure``/``success``/``unknown``.
+        source: What the matrix is read from (None: the matrix rules cannot be varied).
     """
 
     key: str
@@ -103,6 +145,7 @@ class CurveRun:
     gold: int | None
     canon: list[int] | None
     outcome: str
+    source: RunSource | None = None
 
     def canonical(self, step: int | None) -> int | None:
         """The step standing for ``step`` (itself on sets scored by step)."""
@@ -122,6 +165,8 @@ class CurveSet:
         rules: Predictions of each fixed rule, by record key (canonical).
         random: Expected hits of a uniform random step (a random span on sets scored by span).
         training_only: Planted failures: trained on, never scored as a held-out system.
+        matrix_key: The :data:`MATRIX_ENTRIES` values the runs' ``x`` were read with; empty when the
+            matrices are given as they are (their rules cannot be varied, e.g. synthetic sets).
     """
 
     name: str
@@ -130,6 +175,36 @@ class CurveSet:
     rules: dict[str, dict[str, Prediction]] = field(default_factory=dict)
     random: float = 0.0
     training_only: bool = False
+    matrix_key: tuple[float, ...] = ()
+
+
+def matrix_key(p: CurveParams) -> tuple[float, ...]:
+    """The values of :data:`MATRIX_ENTRIES` in ``p`` (runs read with equal keys have equal matrices)."""
+    return tuple(float(getattr(p, n)) for n in MATRIX_ENTRIES)
+
+
+def matrix_rules_vary(cs: CurveSet) -> bool:
+    """Whether the set's matrices can be re-read under other episode and alignment rules."""
+    return bool(cs.matrix_key) and all(r.source is not None for r in cs.runs)
+
+
+def set_matrices(cs: CurveSet, p: CurveParams) -> list[np.ndarray]:
+    """Every run's term matrix under ``p``'s episode and alignment rules.
+
+    The cached matrices when the rules are equal, or when the set's matrices are given as they are.
+
+    Raises:
+        ValueError: The rules differ from the cached ones and a run kept no source to re-read.
+    """
+    if not cs.matrix_key or matrix_key(p) == cs.matrix_key:
+        return [r.x for r in cs.runs]
+    out = []
+    for r in cs.runs:
+        if r.source is None:
+            raise ValueError(f"{cs.name}: run {r.key} kept no source; its matrix rules cannot be varied")
+        src = r.source
+        out.append(term_matrix(src.trajectory, src.findings, src.alignment, None, p, src.table).values)
+    return out
 
 
 def first_error_rule(x: np.ndarray) -> int | None:
@@ -151,12 +226,14 @@ def curve_set_from_prepared(ps: Any, params: CurveParams,
 
     runs: list[CurveRun] = []
     for r in ps.runs:
-        tm = term_matrix(r.trajectory, r.findings, (alignment or {}).get(r.key), None, params, r.table)
+        align = (alignment or {}).get(r.key)
+        tm = term_matrix(r.trajectory, r.findings, align, None, params, r.table)
         canon = ps.canonical.get(r.key)
         gold = r.gold_step
         if gold is not None and canon:
             gold = canon[gold] if 0 <= gold < len(canon) else gold
-        runs.append(CurveRun(r.key, tm.values, gold, canon, str(r.trajectory.outcome)))
+        source = RunSource(r.trajectory, list(r.findings), list(align) if align is not None else None, r.table)
+        runs.append(CurveRun(r.key, tm.values, gold, canon, str(r.trajectory.outcome), source))
     golds = [Gold(g.file, _canonical_gold(ps, g), None) for g in ps.golds]
     rules = {name: {k: canonical_prediction(v, ps.canonical.get(k)) for k, v in p.items()}
              for name, p in baseline_predictions(ps.trajectories, span_rules=bool(ps.canonical)).items()}
@@ -173,7 +250,8 @@ def curve_set_from_prepared(ps: Any, params: CurveParams,
             continue
         units = len(set(got.canon)) if got.canon else got.x.shape[0]
         expected += 1.0 / units if units else 0.0
-    return CurveSet(ps.name, runs, golds, rules, expected, bool(getattr(ps, "training_only", False)))
+    return CurveSet(ps.name, runs, golds, rules, expected, bool(getattr(ps, "training_only", False)),
+                    matrix_key(params))
 
 
 def _canonical_gold(ps: Any, g: Gold) -> int | None:
@@ -194,7 +272,8 @@ def prepare_curve_set(name: str, path: Path, params: CurveParams, *, cache: Path
     Args:
         name: Dataset id (:data:`~analyzer.evaluation.datasets.DATASETS`).
         path: The set's folder.
-        params: Filter constants of the term matrix (episode and alignment rules).
+        params: Filter constants of the term matrix (episode and alignment rules) of the cached matrices;
+            the runs keep their sources, so other rules can be read later (:func:`set_matrices`).
         cache: Folder of cached :class:`CurveSet` pickles (written when missing).
         prepared: Folder of the ranker evaluation's prepared sets (``eval suite --cache``), read
             when it holds this set (never written).
@@ -202,7 +281,7 @@ def prepare_curve_set(name: str, path: Path, params: CurveParams, *, cache: Path
         progress: Progress callback.
     """
     tag = "" if embedder is not None else "-noembed"
-    stored = cache / f"{name}{tag}.curve.pickle" if cache is not None else None
+    stored = cache / f"{name}{tag}.curve-v2.pickle" if cache is not None else None
     if stored is not None and stored.is_file():
         cs: CurveSet = pickle.loads(stored.read_bytes())
         return cs
@@ -405,22 +484,30 @@ class Evaluator:
         self._memo: dict[tuple[str, str, tuple[float, ...]], int | None] = {}
         self.fits: dict[tuple[frozenset[str], str], CurveParams] = {}
         """Fitted params by (training systems, candidate): nested folds share training subsets."""
-        self._nz = {(s.name, r.key): tuple(np.flatnonzero(r.x.any(axis=0)).tolist()) for s in sets for r in s.runs}
+        self._xs: dict[tuple[str, tuple[float, ...]], tuple[list[np.ndarray], list[tuple[int, ...]]]] = {}
+        self.vary_matrix = all(matrix_rules_vary(s) for s in sets)
+        """Whether the search tries :data:`MATRIX_ENTRIES` (every set keeps its runs' sources)."""
         self.evaluations = 0
 
-    def _key(self, set_name: str, run: CurveRun, p: CurveParams, w: list[float]) -> tuple[str, str, tuple[float, ...]]:
-        nz = self._nz[(set_name, run.key)]
-        return set_name, run.key, (*(w[i] for i in nz), p.finding_cap, p.derail, p.recover)
+    def matrices(self, name: str, p: CurveParams) -> tuple[list[np.ndarray], list[tuple[int, ...]]]:
+        """The set's term matrices under ``p``'s matrix rules and each one's non-zero columns (memoised)."""
+        key = (name, matrix_key(p) if self.sets[name].matrix_key else ())
+        if key not in self._xs:
+            xs = set_matrices(self.sets[name], p)
+            self._xs[key] = (xs, [tuple(np.flatnonzero(x.any(axis=0)).tolist()) for x in xs])
+        return self._xs[key]
 
     def drops(self, name: str, p: CurveParams) -> dict[str, int | None]:
         """Largest-drop step of every run of a set under ``p`` (canonical)."""
         s = self.sets[name]
         w = p.weight_vector()
-        keys = [self._key(name, r, p, w) for r in s.runs]
+        xs, nzs = self.matrices(name, p)
+        tail = (p.finding_cap, p.derail, p.recover, p.failed_end, p.max_temper, *matrix_key(p))
+        keys = [(name, r.key, (*(w[i] for i in nz), *tail)) for r, nz in zip(s.runs, nzs, strict=True)]
         missing = [i for i, k in enumerate(keys) if k not in self._memo]
         if missing:
             self.evaluations += len(missing)
-            got = drop_steps([s.runs[i].x for i in missing], p, self.prior)
+            got = drop_steps([xs[i] for i in missing], p, self.prior)
             for i, step in zip(missing, got, strict=True):
                 self._memo[keys[i]] = step
         return {r.key: r.canonical(self._memo[k]) for r, k in zip(s.runs, keys, strict=True)}
@@ -446,7 +533,7 @@ class Evaluator:
 
 def _with(p: CurveParams, name: str, value: float) -> CurveParams:
     if name in SCALARS:
-        return p.with_weights({}, **{name: value})
+        return p.with_weights({}, **{name: type(getattr(p, name))(value)})
     return p.with_weights({name: value})
 
 
@@ -466,12 +553,13 @@ def fit_weights(ev: Evaluator, names: Sequence[str], start: CurveParams, criteri
     """
     p = start
     best = ev.objective(names, p, criterion)
+    grid = {n: g for n, g in GRID.items() if ev.vary_matrix or n not in MATRIX_ENTRIES}
     for sweep in range(MAX_SWEEPS):
         gained = False
-        for k, (name, grid) in enumerate(GRID.items()):
-            progress(sweep * len(GRID) + k, MAX_SWEEPS * len(GRID), f"{criterion} sweep {sweep + 1}: {name}")
+        for k, (name, values) in enumerate(grid.items()):
+            progress(sweep * len(grid) + k, MAX_SWEEPS * len(grid), f"{criterion} sweep {sweep + 1}: {name}")
             current = _value(p, name)
-            for v in grid:
+            for v in values:
                 if v == current:
                     continue
                 q = _with(p, name, v)
@@ -549,8 +637,8 @@ class NestedCurveResult:
 def exact_scores(cs: CurveSet, p: CurveParams, prior: float) -> Scores:
     """Metrics of the largest drop of the exact run-time curve on one set (Wilson intervals)."""
     preds: dict[str, Prediction] = {}
-    for r in cs.runs:
-        s = r.canonical(curve_drop_step(r.x, p, prior, r.outcome))
+    for r, x in zip(cs.runs, set_matrices(cs, p), strict=True):
+        s = r.canonical(curve_drop_step(x, p, prior, r.outcome))
         preds[r.key] = Prediction(r.key, s, None, (s,) if s is not None else ())
     return score(cs.golds, preds)
 
@@ -587,24 +675,17 @@ def nested_leave_one_system_out(sets: Sequence[CurveSet], start: CurveParams, pr
     return NestedCurveResult(selections, scores)
 
 
-SHIP_METRICS: tuple[str, ...] = ("step@1", "step±1", "step±2")
-"""What the ship rule compares (the objective's metrics)."""
+REPORTED_METRICS: tuple[str, ...] = ("step@1", "step±1", "step±2")
+"""The metrics of the largest drop written to the params file's ``meta``."""
 
 
-def ship_fitted(result: NestedCurveResult) -> tuple[bool, dict[str, bool]]:
-    """The ship rule: the fitted weights replace the hand-set ones only where they are not worse.
+def shipped_params(final: CurveSelection) -> CurveParams:
+    """What ``--out`` writes: the selection's choice on every training system, as it is.
 
-    A system counts as *not worse* when its nested curve is at least the hand-set curve on at
-    least two of :data:`SHIP_METRICS`; the fitted weights ship when most systems are not worse.
-
-    Returns:
-        Whether to ship, and the verdict per system.
+    The successful run's target is not searched (no development run succeeded); it mirrors the
+    failed run's: ``succeeded_end = 1 - failed_end``.
     """
-    verdicts: dict[str, bool] = {}
-    for name, rows in result.scores.items():
-        ok = sum(rows["nested"].metrics[m].k >= rows["hand-set"].metrics[m].k for m in SHIP_METRICS)
-        verdicts[name] = ok >= 2
-    return sum(verdicts.values()) * 2 > len(verdicts), verdicts
+    return final.params.with_weights({}, succeeded_end=1.0 - final.params.failed_end)
 
 
 def format_nested(result: NestedCurveResult) -> str:
@@ -640,7 +721,8 @@ def column_ablation(sets: Sequence[CurveSet], result: NestedCurveResult, prior: 
         progress(t, len(result.selections), name)
         cs = by_name[name]
         full = result.scores[name]["nested"].metrics["step@1"].p
-        used = {c for c in cols if any(r.x[:, _COL[c]].any() for r in cs.runs)}
+        xs = set_matrices(cs, sel.params)
+        used = {c for c in cols if any(x[:, _COL[c]].any() for x in xs)}
         for c in cols:
             if c not in used or sel.params.weights.get(c, 0.0) == 0.0:
                 out.setdefault(c, {})[name] = 0.0

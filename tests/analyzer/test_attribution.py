@@ -185,12 +185,16 @@ def test_category_from_findings_and_judge() -> None:
 
 
 def test_value_curve_falls_at_the_error_not_at_the_ranker_top() -> None:
+    from analyzer.attribution.curve_params import HANDSET_PARAMS_FILE, CurveParams
+
+    # weights that give an error output evidence (the shipped, fitted ones may not: docs/value_curve.md)
+    hand = CurveParams.packaged(HANDSET_PARAMS_FILE)
     t = _run()  # the error output is step 4; the ranker is never consulted
-    c = value_curve(step_evidence(t), prior=0.9, outcome="failure")
+    c = value_curve(step_evidence(t, params=hand), prior=0.9, outcome="failure", params=hand)
     assert len(c.values) == len(t.steps) and c.prior == 0.9
     assert c.largest_drop_step == 4 and c.values[:4] == [0.9] * 4
     assert c.values[-1] < 0.1
-    unknown = value_curve(step_evidence(t), prior=0.9)
+    unknown = value_curve(step_evidence(t, params=hand), prior=0.9, params=hand)
     assert unknown.largest_drop_step == 4 and unknown.values[-1] > c.values[-1]
 
 

@@ -8,20 +8,30 @@ selection.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from analyzer.attribution.curve_params import HANDSET_PARAMS_FILE, TERM_COLUMNS, CurveParams
+from analyzer.attribution.hazards import term_matrix
 from analyzer.evaluation.curve_fit import (
+    GRID,
+    MATRIX_ENTRIES,
     CurveRun,
     CurveSet,
     Evaluator,
+    RunSource,
     column_ablation,
     curve_drop_step,
     drop_steps,
     fit_weights,
+    matrix_key,
+    matrix_rules_vary,
     nested_leave_one_system_out,
     select_and_fit,
+    set_matrices,
+    shipped_params,
 )
 from analyzer.evaluation.scoring import Gold
+from analyzer.schema.models import Role, Step, StepKind, Trajectory
 
 COL = {c: i for i, c in enumerate(TERM_COLUMNS)}
 HAND = CurveParams.packaged(HANDSET_PARAMS_FILE)
@@ -104,20 +114,48 @@ def test_the_ablation_shows_the_planted_column_matters() -> None:
     assert all(v == 0.0 for v in abl["finding:planning_error"].values())  # a column no run has
 
 
-def test_the_ship_rule_needs_most_systems_not_worse() -> None:
-    from analyzer.evaluation.curve_fit import NestedCurveResult, ship_fitted
-    from analyzer.evaluation.scoring import Metric, Scores
+def _episode_run(key: str) -> CurveRun:
+    """A run with one failing tool call, then clean observations of other tools.
 
-    def sc(a: int, b: int, c: int) -> Scores:
-        return Scores({m: Metric(m, k, 10, k / 10, 0.0, 1.0) for m, k in (("step@1", a), ("step±1", b), ("step±2", c))})
+    ``clean_run`` decides where the error stops recurring; the matrix is read from the run's source,
+    as the fit reads development runs.
+    """
+    steps = [Step(index=0, role=Role.USER, kind=StepKind.USER, text="fix the parser")]
+    for i in range(1, 9):
+        if i % 2:
+            steps.append(Step(index=i, agent="a", kind=StepKind.TOOL_CALL, tool_name=f"tool{i}",
+                              text=f"run step {i}"))
+        else:
+            steps.append(Step(index=i, role=Role.TOOL, kind=StepKind.OBSERVATION, is_error=i == 2,
+                              text="ValueError: bad input" if i == 2 else f"ok {i}"))
+    traj = Trajectory(id=key, task="fix the parser", steps=steps)
+    x = term_matrix(traj, [], None, None, HAND).values
+    return CurveRun(key, x, 2, None, "failure", RunSource(traj, [], None, None))
 
-    rows = {"a": {"nested": sc(3, 5, 6), "hand-set": sc(2, 6, 6)},   # better, worse, equal: not worse
-            "b": {"nested": sc(3, 4, 5), "hand-set": sc(2, 6, 6)},   # only step@1: worse
-            "c": {"nested": sc(1, 1, 1), "hand-set": sc(2, 2, 2)}}   # worse
-    ship, verdicts = ship_fitted(NestedCurveResult({}, rows))
-    assert verdicts == {"a": True, "b": False, "c": False} and not ship
-    rows["c"] = {"nested": sc(2, 2, 2), "hand-set": sc(2, 2, 2)}
-    assert ship_fitted(NestedCurveResult({}, rows))[0]
+
+def test_the_matrix_rules_are_searched_when_the_runs_keep_their_sources() -> None:
+    run = _episode_run("r")
+    cs = CurveSet("s", [run], [Gold("r", 2, None)], matrix_key=matrix_key(HAND))
+    assert matrix_rules_vary(cs)
+    col = COL["no_recurrence"]
+    assert set_matrices(cs, HAND)[0] is run.x  # the cached matrix under its own rules
+    at = {n: int(np.flatnonzero(set_matrices(cs, HAND.with_weights({}, clean_run=n))[0][:, col])[0])
+          for n in (1, 2, 3)}
+    assert at[1] < at[2] < at[3]  # the error stops recurring after 1, 2, 3 clean observations
+    assert Evaluator([cs], PRIOR).vary_matrix
+    assert set(MATRIX_ENTRIES) <= set(GRID)
+    # synthetic matrices keep no source: their rules are not searched and are read as given
+    synthetic = _system("t", 0, runs=2)
+    assert not matrix_rules_vary(synthetic) and not Evaluator([synthetic], PRIOR).vary_matrix
+    assert set_matrices(synthetic, HAND.with_weights({}, clean_run=3))[0] is synthetic.runs[0].x
+
+
+def test_what_ships_is_the_selections_choice_with_the_mirrored_success_target() -> None:
+    sets = [_system(f"s{i}", i, runs=4) for i in range(3)]
+    final = select_and_fit(Evaluator(sets, PRIOR), [s.name for s in sets], HAND)
+    shipped = shipped_params(final)
+    assert shipped.weights == final.params.weights and shipped.failed_end == final.params.failed_end
+    assert shipped.succeeded_end == pytest.approx(1.0 - final.params.failed_end)
 
 
 def test_fit_curve_cli_bad_usage(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -127,3 +165,33 @@ def test_fit_curve_cli_bad_usage(tmp_path, capsys) -> None:  # type: ignore[no-u
     assert "no such folder" in capsys.readouterr().err
     assert main(["eval", "fit-curve", str(tmp_path), "--no-embed", "--quiet"]) == 2  # no development set under it
     assert "at least three development sets" in capsys.readouterr().err
+
+
+def test_the_documented_table_and_the_shipped_params_come_from_the_committed_fit() -> None:
+    """The nested table of docs/value_curve.md and the shipped params file come from one committed fit.
+
+    The table is ``scripts/curve_tables.py``'s rendering of ``docs/eval/value_curve_fit.json``; the
+    params file holds that fit's final choice, its searched entries and its nested figures.
+    """
+    import importlib.util
+    import json
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("curve_tables", root / "scripts" / "curve_tables.py")
+    assert spec is not None and spec.loader is not None
+    tables = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tables)
+    fit = json.loads((root / "docs" / "eval" / "value_curve_fit.json").read_text("utf-8"))
+    doc = (root / "docs" / "value_curve.md").read_text("utf-8")
+    found = re.search(r"<!-- table:curve-nested -->\n(.*?)\n<!-- /table:curve-nested -->", doc, re.S)
+    assert found is not None and found.group(1) == tables.nested_table(fit)
+    shipped = CurveParams.packaged("value-curve-v1.json")
+    assert shipped.meta["candidate"] == fit["final"]["candidate"]
+    assert shipped.weights == {**shipped.weights, **fit["final"]["weights"]}
+    scalars = {k: v for k, v in fit["final"].items() if k not in ("candidate", "inner_step@1", "trained_on", "weights")}
+    assert scalars and all(getattr(shipped, k) == v for k, v in scalars.items())
+    for name, rows in fit["sets"].items():
+        assert shipped.meta["nested"][name]["step@1"] == rows["nested"]["step@1"]["p"]
+    assert shipped.succeeded_end == pytest.approx(1.0 - shipped.failed_end)
