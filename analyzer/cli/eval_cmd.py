@@ -91,12 +91,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "or the mean over label-position buckets (position-balanced)")
     f.add_argument("--quiet", action="store_true")
     f.set_defaults(func=run_fit, no_judge=True, judge=None)
-    c = bench.add_parser("fit-curve", help="choose the value curve's weights by nested leave-one-system-out")
+    c = bench.add_parser("fit-curve", help="choose the value curve's params (weights, filter constants, episode and "
+                                           "alignment rules) by nested leave-one-system-out")
     c.add_argument("root", type=Path, help="the datasets folder (shared/datasets)")
     c.add_argument("--out", type=Path, metavar="FILE.json",
                    help="write the params chosen on every system here (the shipped value-curve params file)")
     c.add_argument("--json", type=Path, metavar="OUT", help="write the nested table and the selections as JSON")
-    c.add_argument("--cache", type=Path, metavar="DIR", help="keep the term matrices of each set here")
+    c.add_argument("--cache", type=Path, metavar="DIR",
+                   help="keep the term matrices of each set here, with the runs they are read from")
     c.add_argument("--prepared", type=Path, metavar="DIR",
                    help="read the ranker evaluation's prepared sets from here (`eval suite --cache`), when present")
     c.add_argument("--no-embed", action="store_true",
