@@ -491,7 +491,7 @@ class Evaluator:
 
     def matrices(self, name: str, p: CurveParams) -> tuple[list[np.ndarray], list[tuple[int, ...]]]:
         """The set's term matrices under ``p``'s matrix rules and each one's non-zero columns (memoised)."""
-        key = (name, matrix_key(p) if self.sets[name].matrix_key else ())
+        key = (name, matrix_key(p))
         if key not in self._xs:
             xs = set_matrices(self.sets[name], p)
             self._xs[key] = (xs, [tuple(np.flatnonzero(x.any(axis=0)).tolist()) for x in xs])
@@ -634,10 +634,14 @@ class NestedCurveResult:
     scores: dict[str, dict[str, Scores]]
 
 
-def exact_scores(cs: CurveSet, p: CurveParams, prior: float) -> Scores:
-    """Metrics of the largest drop of the exact run-time curve on one set (Wilson intervals)."""
+def exact_scores(cs: CurveSet, p: CurveParams, prior: float, xs: Sequence[np.ndarray] | None = None) -> Scores:
+    """Metrics of the largest drop of the exact run-time curve on one set (Wilson intervals).
+
+    ``xs`` are the runs' matrices under ``p``'s matrix rules when the caller has them already
+    (:func:`set_matrices` otherwise).
+    """
     preds: dict[str, Prediction] = {}
-    for r, x in zip(cs.runs, set_matrices(cs, p), strict=True):
+    for r, x in zip(cs.runs, set_matrices(cs, p) if xs is None else xs, strict=True):
         s = r.canonical(curve_drop_step(x, p, prior, r.outcome))
         preds[r.key] = Prediction(r.key, s, None, (s,) if s is not None else ())
     return score(cs.golds, preds)
@@ -728,5 +732,6 @@ def column_ablation(sets: Sequence[CurveSet], result: NestedCurveResult, prior: 
                 out.setdefault(c, {})[name] = 0.0
                 continue
             p = sel.params.with_weights({c: 0.0})
-            out.setdefault(c, {})[name] = round(100 * (exact_scores(cs, p, prior).metrics["step@1"].p - full), 1)
+            held = exact_scores(cs, p, prior, xs).metrics["step@1"].p  # a weight changed: the same matrices
+            out.setdefault(c, {})[name] = round(100 * (held - full), 1)
     return out
