@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from approx_json import same
 
 from analyzer.frames.build import steps_frame, traces_frame
 from analyzer.judge import JudgeError, load_judge
@@ -245,17 +246,6 @@ def test_worker_helpers_ask_only_estimated_runs_and_reestimate(monkeypatch: pyte
     assert with_judged_estimates(eff, steps, {}) is eff
 
 
-def _rounded(doc: object) -> object:
-    """A JSON document with every float rounded to 9 significant digits."""
-    if isinstance(doc, float):
-        return float(f"{doc:.9g}")
-    if isinstance(doc, dict):
-        return {k: _rounded(v) for k, v in doc.items()}
-    if isinstance(doc, list | tuple):
-        return [_rounded(v) for v in doc]
-    return doc
-
-
 def test_outcome_fit_cli_refits_both_models_from_the_cache_without_asking(tmp_path: Path) -> None:
     import orjson
 
@@ -272,7 +262,7 @@ def test_outcome_fit_cli_refits_both_models_from_the_cache_without_asking(tmp_pa
     shipped = shipped_models()
     assert shipped is not None and written.judge is not None
     # equal up to the last bits of a float: summation order may differ between BLAS builds and threads
-    assert _rounded(written.to_json()) == _rounded(shipped.to_json())
+    assert same(written.to_json(), shipped.to_json())
     text = doc.read_text(encoding="utf-8")
     assert "## With the local judge" in text and ACHIEVED_PROMPT_ID in text
     assert ("**used**" if written.use_judge else "**not used**") in text
