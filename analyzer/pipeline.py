@@ -279,7 +279,8 @@ def analyze_run(
         judge_p: dict[int, float] | None = None
         top_k = opts.judge_top_k if opts.judge_top_k is not None else ranker.params.judge_top_k
         decides = any(columns_of(table)["decision"])  # a run that errored before the agent acted has none
-        if judge.judge is not None and top_k > 0 and ranker.params.judge_weight != 0.0 and decides:
+        judge_weight = ranker.params.judge_weight_for(getattr(judge.judge, "model_id", None))
+        if judge.judge is not None and top_k > 0 and judge_weight != 0.0 and decides:
             top = [int(k) for k in np.argsort(-logits, kind="stable")[:top_k]]
             j = judge.judge
             tell("judge_candidates", None, n, tuple(top))
@@ -287,7 +288,7 @@ def analyze_run(
             if res:
                 judge_p = {int(k): float(v) for k, v in res.items()}
                 judge_model = getattr(j, "model_id", None)
-        att = attribute(traj, logits, findings, sig.features, judge_p, ranker.params.judge_weight,
+        att = attribute(traj, logits, findings, sig.features, judge_p, judge_weight,
                         agent_temperature=ranker.params.agent_temperature,
                         actor_weight=ranker.params.actor_weight,
                         first_runner_weight=ranker.params.first_runner_weight,

@@ -99,6 +99,20 @@ class RankerParams:
     category: CategoryParams = field(default_factory=CategoryParams)
     meta: dict[str, Any] = field(default_factory=dict)
 
+    def judge_weight_for(self, model_id: str | None) -> float:
+        """The judge weight to use with the judge ``model_id``.
+
+        ``trajscope eval fit --judge MODEL`` chooses the weight for one judge model and records
+        it in ``meta.judge.model``; another model's answers are on another scale, so with any
+        other judge the weight is 0 (the judge re-ranks nothing). A params file without that
+        record applies its weight to any judge.
+        """
+        record = self.meta.get("judge")
+        chosen_for = record.get("model") if isinstance(record, dict) else None
+        if chosen_for is not None and chosen_for != model_id:
+            return 0.0
+        return self.judge_weight
+
     def to_json(self) -> dict[str, Any]:
         """Plain dict for the params file."""
         return {

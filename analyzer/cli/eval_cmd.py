@@ -89,6 +89,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     f.add_argument("--criterion", choices=CRITERIA, default="pooled",
                    help="what the selection maximises: held-out step@1 + step@3 over every labelled run (pooled), "
                         "or the mean over label-position buckets (position-balanced)")
+    f.add_argument("--judge", dest="fit_judge", metavar="MODEL",
+                   help="also choose the judge's re-ranking weight for this judge (packaged name or .gguf path) by "
+                        "leave-one-system-out; without it the weight is 0 (the judge re-ranks nothing)")
+    f.add_argument("--judge-top-k", type=int, default=3, metavar="K", help="top steps the judge is asked about (default 3)")
     f.add_argument("--quiet", action="store_true")
     f.set_defaults(func=run_fit, no_judge=True, judge=None)
     c = bench.add_parser("fit-curve", help="choose the value curve's params (weights, filter constants, episode and "
@@ -338,11 +342,14 @@ def _write_params(path: Path, params: Any) -> None:
     print(f"wrote {path}")
 
 
-def _fit(prepared: dict[str, Any], embedder: Any, out: Path, quiet: bool, selector: Any = None) -> Any:
+def _fit(prepared: dict[str, Any], embedder: Any, out: Path, quiet: bool, selector: Any = None,
+         judge: Any = None, judge_top_k: int = 3, answers: Path | None = None) -> Any:
+    import dataclasses
     import datetime as _dt
 
-    from analyzer.evaluation.selection import fit_all
+    from analyzer.evaluation.selection import Selector, fit_all
 
+    selector = selector or Selector(list(prepared.values()))
     with progress_bar(not quiet, "selecting on every system") as prog:
         params, choice = fit_all(list(prepared.values()), prog, selector,
                                  meta={"fitted": _dt.date.today().isoformat(), "embeddings": embedder is not None,
@@ -350,6 +357,15 @@ def _fit(prepared: dict[str, Any], embedder: Any, out: Path, quiet: bool, select
     print(f"chosen on {', '.join(choice.trained_on)}: {choice.step}, {choice.agent}, "
           f"calibration temperature {choice.temperature:g}")
     print(f"category chooser: {params.category}")
+    if judge is not None:
+        from analyzer.evaluation.judge_select import choose_judge_weight
+
+        with progress_bar(not quiet, "asking the judge about each run's top steps") as prog:
+            jc = choose_judge_weight(selector, choice.trained_on, choice.step, judge, judge_top_k, answers, prog)
+        params = dataclasses.replace(params, judge_weight=jc.weight, judge_top_k=judge_top_k,
+                                     meta={**params.meta, "judge": jc.to_json()})
+        print(f"judge {jc.model} (top {judge_top_k}): weight {jc.weight:g}; mean step@1 + step@3 by weight: "
+              + ", ".join(f"{w:g}: {v:.4f}" for w, v in jc.criterion.items()))
     _write_params(out, params)
     return params
 
@@ -381,15 +397,34 @@ def _development_sets(args: argparse.Namespace, command: str) -> tuple[Any, dict
 
 
 def run_fit(args: argparse.Namespace) -> int:
-    """Execute ``eval fit ROOT``: the selection on every system, then write the params file."""
+    """Execute ``eval fit ROOT``: the selection on every system, then write the params file.
+
+    With ``--judge MODEL`` the judge's re-ranking weight is chosen too (its answers are kept in
+    the ``--cache`` folder, one file per judge model); the judge is loaded first, so a missing
+    model stops the command before any set is prepared.
+    """
+    judge = None
+    if args.fit_judge:
+        from analyzer.errors import ModelUnavailable
+        from analyzer.judge import load_judge
+
+        try:
+            judge = load_judge(args.fit_judge, cache=False)
+        except ModelUnavailable as exc:
+            print(f"trajscope eval fit: cannot load the judge {args.fit_judge!r}: {exc}", file=sys.stderr)
+            return 2
     found = _development_sets(args, "fit")
     if found is None:
         return 2
     embedder, prepared = found
     from analyzer.evaluation.selection import Selector
 
+    answers = None
+    if judge is not None and args.cache is not None:
+        safe = "".join(c if c.isalnum() or c in "-_.@" else "_" for c in judge.model_id)
+        answers = args.cache / f"judge-answers-{safe}.json"
     _fit(prepared, embedder, args.out or _shipped_params_path(), args.quiet,
-         Selector(list(prepared.values()), args.criterion))
+         Selector(list(prepared.values()), args.criterion), judge, args.judge_top_k, answers)
     return 0
 
 

@@ -172,6 +172,19 @@ def test_judge_reranks_top_candidates_of_failed_runs_only(samples: LoadResult) -
     assert plain.runs.height == res.runs.height
 
 
+def test_a_judge_weight_chosen_for_another_judge_model_re_ranks_nothing(samples: LoadResult) -> None:
+    ranker = _ranker_with_judge(5.0, 2)
+    ranker.params.meta = {**ranker.params.meta, "judge": {"model": "another-judge@2"}}
+    judge = FakeJudge()
+    res = analyze(samples.traces, samples.steps, judge=judge, ranker=ranker,
+                  options=AnalyzeOptions(judge_classify="never"))
+    assert judge.candidate_calls == []
+    assert not any("judge re-ranked" in (r or "") for r in res.runs["rationale"].to_list())
+    ranker.params.meta["judge"] = {"model": FakeJudge.model_id}  # the model it was chosen for: used
+    analyze(samples.traces, samples.steps, judge=judge, ranker=ranker, options=AnalyzeOptions(judge_classify="never"))
+    assert judge.candidate_calls
+
+
 def test_weak_policy_asks_the_judge_only_without_strong_findings(samples: LoadResult) -> None:
     judge = FakeJudge()
     res = analyze(samples.traces, samples.steps, judge=judge)
