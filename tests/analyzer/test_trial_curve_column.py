@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+from repo_scripts import ROOT, load_script
 
 from analyzer.attribution.features import FEATURE_NAMES
 from analyzer.evaluation.curve_fit import SCALARS
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def _script() -> Any:
-    spec = importlib.util.spec_from_file_location("trial_curve_column", ROOT / "scripts" / "trial_curve_column.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("trial_curve_column")
 
 
 def test_each_fold_reads_the_curve_params_chosen_without_its_system() -> None:

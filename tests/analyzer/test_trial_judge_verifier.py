@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
-
-ROOT = Path(__file__).resolve().parents[2]
+from repo_scripts import load_script
 
 
 def _script() -> Any:
-    spec = importlib.util.spec_from_file_location("trial_judge_verifier", ROOT / "scripts" / "trial_judge_verifier.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("trial_judge_verifier")
 
 
 class _Selector:
