@@ -24,9 +24,14 @@ Runs with no decision step are not judged (the pipeline does not ask about them 
 judge's answers are cached in ``OUT_DIR/judge.json`` (one entry per run and step), so a second
 run only re-scores.
 
+T25b (``--follows``) asks the issue's narrower question instead, "does step N follow from what
+the agent had seen in the steps before it?", and reads P(No) as the judge's vote for a mistake
+(:data:`FOLLOWS_QUESTION`, patched into the judge's prompts for this run only; give it its own
+OUT_DIR).
+
 Usage (PREP_DIR: the prepared sets of ``trajscope eval fit|suite --cache PREP_DIR``)::
 
-    python scripts/trial_judge_verifier.py PREP_DIR OUT_DIR [JUDGE]
+    python scripts/trial_judge_verifier.py PREP_DIR OUT_DIR [JUDGE] [--follows]
 """
 
 from __future__ import annotations
@@ -51,6 +56,11 @@ from analyzer.evaluation.judge_select import (
 
 NAMES = ["who-and-when", "tracertraj-code", "agenterrorbench-gaia", "trail-gaia", "trail-swe"]
 TOP_K = 3
+FOLLOWS_QUESTION = (
+    "\n\nQuestion: Does step {step} follow from what the agent had seen in the steps before it? "
+    "Answer Yes or No."
+)
+"""T25b's question (issue 28's wording); a mistake is P(No)."""
 
 
 def rankings(selector: S.Selector) -> tuple[dict[str, Any], dict[str, dict[str, np.ndarray]],
@@ -107,8 +117,10 @@ def judge_auc(selector: S.Selector, name: str, asked: dict[str, set[int]], p: di
 
 def main() -> None:
     """Choose the judge weight per held-out system and print the nested figures with and without it."""
-    prep, out_dir = Path(sys.argv[1]), Path(sys.argv[2])
-    judge_name = sys.argv[3] if len(sys.argv) > 3 else "gemma3-270m"
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    question = "follows" if "--follows" in sys.argv else "mistake"
+    prep, out_dir = Path(args[0]), Path(args[1])
+    judge_name = args[2] if len(args) > 2 else "gemma3-270m"
     out_dir.mkdir(parents=True, exist_ok=True)
     sets = [pickle.loads((prep / f"{n}.pickle").read_bytes())[0] for n in NAMES]
     selector = S.Selector(sets)
@@ -122,10 +134,14 @@ def main() -> None:
     for (_, t), runs in asked_inner.items():
         for k, v in runs.items():
             wanted[t].setdefault(k, set()).update(v)
-    from analyzer.judge import load_judge  # type: ignore[attr-defined]
+    from analyzer.judge import load_judge, prompts
 
+    if question == "follows":
+        prompts.CANDIDATE_QUESTION = FOLLOWS_QUESTION
     runs = {n: {r.key: r for r in selector.set(n).runs} for n in NAMES}
     p = ask(load_judge(judge_name, cache=False), runs, wanted, out_dir / "judge.json", _progress)
+    if question == "follows":  # "yes, it follows" speaks against a mistake
+        p = {n: {k: {st: 1.0 - v for st, v in steps.items()} for k, steps in rs.items()} for n, rs in p.items()}
     result: dict[str, Any] = {}
     for target in NAMES:
         chosen, table = choose_weight(selector, target, inner, asked_inner, p)

@@ -11,8 +11,9 @@ systems wins (then mean step@1; ties go to the smaller weight, 0 meaning "do not
 
 ``trajscope eval fit ROOT --judge MODEL`` runs it and writes the weight and the model it was
 chosen for into the params file; trial T25 (``scripts/trial_judge_verifier.py``,
-``docs/eval/trials.md``) runs it nested. Re-ordering the top K never changes which steps are in
-it, so only step@1 can move.
+``docs/eval/trials.md``) runs it nested. Mostly the judge re-orders the top K; step@3 moves
+only when a "no" pushes a judged step below the best unjudged one (or, on sets scored by span,
+when the order of two steps of one span changes).
 """
 
 from __future__ import annotations

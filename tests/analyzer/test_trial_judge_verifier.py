@@ -71,3 +71,12 @@ def test_pairwise_agreement_counts_the_labelled_step_against_the_other_judged_on
     sel = SimpleNamespace(set=lambda name: SimpleNamespace(runs=runs, canonical={}))
     auc, pairs = t.judge_auc(sel, "x", {"r": {0, 1, 2}, "s": {0}}, {"r": {0: 0.3, 1: 0.8, 2: 0.5}, "s": {0: 1.0}})
     assert pairs == 2 and auc == 0.5
+
+
+def test_t25b_asks_whether_one_step_follows_from_what_came_before() -> None:
+    from analyzer.judge import prompts
+
+    t = _script()
+    q = t.FOLLOWS_QUESTION.format(step=4)
+    assert "step 4 follow" in q and q.endswith("Answer Yes or No.")
+    assert prompts.CANDIDATE_QUESTION != t.FOLLOWS_QUESTION  # loading the script patches nothing
