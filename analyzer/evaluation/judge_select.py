@@ -19,7 +19,6 @@ when the order of two steps of one span changes).
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,7 +132,6 @@ class JudgeChoice:
         criterion: Mean step@1 + mean step@3 per candidate weight.
         step1: Mean step@1 per candidate weight.
         judged_steps: How many (run, step) answers the choice read.
-        seconds: Time spent asking the judge (0 when every answer was known).
     """
 
     model: str
@@ -142,7 +140,6 @@ class JudgeChoice:
     criterion: dict[float, float]
     step1: dict[float, float]
     judged_steps: int
-    seconds: float
 
     def to_json(self) -> dict[str, Any]:
         """The params file's ``meta.judge`` section."""
@@ -170,10 +167,8 @@ def choose_judge_weight(selector: Any, names: Sequence[str], config: Any, judge:
     logits = {n: selector.held_logits(names, n, config) for n in names}
     asked = {n: judged(selector.set(n).runs, logits[n], top_k) for n in names}
     runs = {n: {r.key: r for r in selector.set(n).runs} for n in names}
-    t0 = time.perf_counter()
     p = ask(judge, runs, asked, answers_file, progress)
-    seconds = time.perf_counter() - t0
     table = weight_table(selector.hits, [(n, logits[n], asked[n]) for n in names], p)
     return JudgeChoice(str(getattr(judge, "model_id", "judge")), top_k, best_weight(table),
                        {w: v[0] for w, v in table.items()}, {w: v[1] for w, v in table.items()},
-                       sum(len(v) for a in asked.values() for v in a.values()), seconds)
+                       sum(len(v) for a in asked.values() for v in a.values()))
