@@ -104,11 +104,12 @@ class RankerParams:
 
         ``trajscope eval fit --judge MODEL`` chooses the weight for one judge model and records
         it in ``meta.judge.model``; another model's answers are on another scale, so with any
-        other judge the weight is 0 (the judge re-ranks nothing). A params file without that
-        record applies its weight to any judge.
+        other judge the weight is 0 (the judge re-ranks nothing). The in-set fit
+        (``python -m analyzer.evaluation.fit --judge``) records the model as ``meta.judge_model``,
+        which counts the same. A params file with neither record applies its weight to any judge.
         """
         record = self.meta.get("judge")
-        chosen_for = record.get("model") if isinstance(record, dict) else None
+        chosen_for = record.get("model") if isinstance(record, dict) else self.meta.get("judge_model")
         if chosen_for is not None and chosen_for != model_id:
             return 0.0
         return self.judge_weight

@@ -104,6 +104,9 @@ def test_a_weight_chosen_for_one_judge_model_is_not_used_with_another() -> None:
     assert p.judge_weight_for("tiny-judge@1") == 0.5
     assert p.judge_weight_for("gemma3-270m@x") == 0.0
     assert p.judge_weight_for(None) == 0.0
+    p.meta = {k: v for k, v in p.meta.items() if k != "judge"} | {"judge_model": "tiny-judge@1"}  # the in-set fit's record
+    assert p.judge_weight_for("tiny-judge@1") == 0.5
+    assert p.judge_weight_for("gemma3-270m@x") == 0.0
 
 
 def test_eval_fit_stops_before_preparing_anything_when_the_judge_does_not_load(tmp_path: Path, capsys: Any) -> None:
